@@ -1,0 +1,597 @@
+//! Entity handles and the generational allocator that hands them out.
+//!
+//! An [`Entity`] is an index into the world's slot table plus the generation
+//! the slot had when the handle was made. Despawning bumps the slot's
+//! generation, so every handle to the old occupant becomes *stale*: it no
+//! longer matches, and lookups through it find nothing instead of reading the
+//! data of whoever reuses the slot.
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::num::NonZeroU32;
+
+use crate::error::SpawnError;
+
+/// A handle to an entity: a slot index plus a generation.
+///
+/// Handles are small (8 bytes, and `Option<Entity>` is 8 bytes too), `Copy`,
+/// and cheap to hash and compare. A handle outlives the entity it names: once
+/// the entity is despawned the handle is *stale* and every lookup through it
+/// returns `None`, even after the slot has been reused by a new entity.
+///
+/// `Debug` prints the handle compactly as `{index}v{generation}`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// world! { struct Game<Health>; }
+/// struct Health(u32);
+///
+/// let mut world = Game::new();
+/// let e = world.spawn();
+/// assert_eq!(format!("{e:?}"), "0v1");
+/// assert!(world.despawn(e));
+///
+/// let reused = world.spawn();
+/// assert_eq!(reused.index(), e.index());
+/// assert_ne!(reused, e);             // a new generation
+/// assert!(!world.is_alive(e));      // the old handle is stale
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Entity {
+    // Field order makes the derived `Ord` sort by index, then generation.
+    index: u32,
+    generation: NonZeroU32,
+}
+
+static_assertions::assert_eq_size!(Entity, u64);
+static_assertions::assert_eq_size!(Option<Entity>, u64);
+static_assertions::assert_impl_all!(Entity: Copy, Eq, Ord, core::hash::Hash, Send, Sync, fmt::Debug);
+
+impl Entity {
+    /// The slot index. Indices are reused after despawn, so an index alone
+    /// does not identify an entity; use the whole handle for that.
+    ///
+    /// ```
+    /// # use typed_ecs::Entity;
+    /// let e = Entity::from_bits(7 | (3 << 32)).unwrap();
+    /// assert_eq!(e.index(), 7);
+    /// ```
+    #[inline]
+    pub const fn index(self) -> u32 {
+        self.index
+    }
+
+    /// The generation of the slot when this handle was made (always ≥ 1).
+    ///
+    /// ```
+    /// # use typed_ecs::Entity;
+    /// let e = Entity::from_bits(7 | (3 << 32)).unwrap();
+    /// assert_eq!(e.generation(), 3);
+    /// ```
+    #[inline]
+    pub const fn generation(self) -> u32 {
+        self.generation.get()
+    }
+
+    /// Packs the handle into a `u64`: generation in the high 32 bits, index in
+    /// the low 32. The result is never 0 and round-trips through
+    /// [`Entity::from_bits`].
+    ///
+    /// ```
+    /// # use typed_ecs::Entity;
+    /// let e = Entity::from_bits(0x0000_0002_0000_0005).unwrap();
+    /// assert_eq!(e.to_bits(), 0x0000_0002_0000_0005);
+    /// assert_eq!(Entity::from_bits(e.to_bits()), Some(e));
+    /// ```
+    #[inline]
+    pub const fn to_bits(self) -> u64 {
+        ((self.generation.get() as u64) << 32) | self.index as u64
+    }
+
+    /// Unpacks a handle made by [`Entity::to_bits`]. Returns `None` when the
+    /// generation half is 0, which no handle ever has.
+    ///
+    /// A handle made this way is only as good as the bits: if they did not
+    /// come from this world, lookups simply find nothing or another entity.
+    ///
+    /// ```
+    /// # use typed_ecs::Entity;
+    /// assert!(Entity::from_bits(5).is_none()); // generation 0
+    /// assert_eq!(format!("{:?}", Entity::from_bits(5 | (1 << 32)).unwrap()), "5v1");
+    /// ```
+    #[inline]
+    pub const fn from_bits(bits: u64) -> Option<Entity> {
+        match NonZeroU32::new((bits >> 32) as u32) {
+            Some(generation) => Some(Entity {
+                index: bits as u32,
+                generation,
+            }),
+            None => None,
+        }
+    }
+
+    #[inline]
+    pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Entity {
+        Entity { index, generation }
+    }
+}
+
+impl fmt::Debug for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}v{}", self.index, self.generation)
+    }
+}
+
+impl fmt::Display for Entity {
+    /// Same as `Debug`: `{index}v{generation}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// One slot of the allocator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Slot {
+    /// While alive: the generation of the entity in the slot. While free: the
+    /// generation the next entity will get. While retired: `u32::MAX`.
+    generation: NonZeroU32,
+    alive: bool,
+}
+
+/// The largest number of slots a world can have: indices `0..=u32::MAX - 1`.
+/// (`u32::MAX` itself is never an index, so it can serve as a sentinel.)
+const MAX_SLOTS: u32 = u32::MAX;
+
+/// Hands out [`Entity`] handles and tracks which are alive.
+///
+/// Despawning an entity bumps its slot's generation and puts the slot on a
+/// free list, so the next spawn reuses the index under a new generation. A
+/// slot whose generation would wrap past `u32::MAX` is *retired*: it is never
+/// handed out again, so an old handle can never become valid by accident.
+/// Running out of indices is an error ([`SpawnError`]), never a silent wrap.
+///
+/// Every world generated by [`world!`](crate::world) holds one of these in
+/// its `entities` field; most code uses it through the world's methods.
+///
+/// ```
+/// use typed_ecs::EntityAllocator;
+///
+/// let mut entities = EntityAllocator::new();
+/// let a = entities.alloc();
+/// let b = entities.alloc();
+/// assert!(entities.free(a));
+/// assert!(!entities.free(a)); // already dead
+/// let c = entities.alloc();   // reuses a's index
+/// assert_eq!(c.index(), a.index());
+/// assert!(entities.is_alive(b) && entities.is_alive(c) && !entities.is_alive(a));
+/// assert_eq!(entities.len(), 2);
+/// ```
+#[derive(Clone, Debug)]
+pub struct EntityAllocator {
+    slots: Vec<Slot>,
+    /// Indices of free (not alive, not retired) slots, reused last-in first-out.
+    free: Vec<u32>,
+    /// Number of alive entities.
+    alive: u32,
+    /// Number of slots retired because their generation ran out.
+    retired: u32,
+    /// Entities queued by `despawn_deferred`, despawned at the next sync point.
+    pending_despawns: Vec<Entity>,
+    /// Slots may not be created at or past this index (`MAX_SLOTS` normally;
+    /// lowered in tests to exercise exhaustion).
+    slot_limit: u32,
+}
+
+impl Default for EntityAllocator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EntityAllocator {
+    /// An allocator with no entities.
+    ///
+    /// ```
+    /// # use typed_ecs::EntityAllocator;
+    /// assert!(typed_ecs::EntityAllocator::new().is_empty());
+    /// ```
+    pub const fn new() -> Self {
+        EntityAllocator {
+            slots: Vec::new(),
+            free: Vec::new(),
+            alive: 0,
+            retired: 0,
+            pending_despawns: Vec::new(),
+            slot_limit: MAX_SLOTS,
+        }
+    }
+
+    /// An allocator with room for `capacity` entities before it reallocates.
+    ///
+    /// ```
+    /// # use typed_ecs::EntityAllocator;
+    /// let entities = EntityAllocator::with_capacity(1000);
+    /// assert!(entities.is_empty());
+    /// ```
+    pub fn with_capacity(capacity: usize) -> Self {
+        let mut allocator = Self::new();
+        allocator.slots.reserve(capacity);
+        allocator
+    }
+
+    /// Number of alive entities.
+    ///
+    /// ```
+    /// # use typed_ecs::EntityAllocator;
+    /// let mut entities = EntityAllocator::new();
+    /// entities.alloc();
+    /// assert_eq!(entities.len(), 1);
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.alive as usize
+    }
+
+    /// `true` when no entity is alive.
+    ///
+    /// ```
+    /// # use typed_ecs::EntityAllocator;
+    /// assert!(EntityAllocator::new().is_empty());
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.alive == 0
+    }
+
+    /// `true` if `entity` is alive: its slot holds an entity of the same
+    /// generation. Stale handles and handles from bits that never came from
+    /// this allocator are not alive.
+    ///
+    /// ```
+    /// # use typed_ecs::EntityAllocator;
+    /// let mut entities = EntityAllocator::new();
+    /// let e = entities.alloc();
+    /// assert!(entities.is_alive(e));
+    /// entities.free(e);
+    /// assert!(!entities.is_alive(e));
+    /// ```
+    #[inline]
+    pub fn is_alive(&self, entity: Entity) -> bool {
+        match self.slots.get(entity.index as usize) {
+            Some(slot) => slot.alive && slot.generation == entity.generation,
+            None => false,
+        }
+    }
+
+    /// Makes a new entity, reusing a free slot when there is one.
+    ///
+    /// # Panics
+    ///
+    /// When all `u32::MAX` indices are in use or retired. [`try_alloc`]
+    /// returns an error instead.
+    ///
+    /// [`try_alloc`]: EntityAllocator::try_alloc
+    ///
+    /// ```
+    /// # use typed_ecs::EntityAllocator;
+    /// let mut entities = EntityAllocator::new();
+    /// assert_eq!(entities.alloc().index(), 0);
+    /// assert_eq!(entities.alloc().index(), 1);
+    /// ```
+    #[track_caller]
+    pub fn alloc(&mut self) -> Entity {
+        match self.try_alloc() {
+            Ok(entity) => entity,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// Makes a new entity, or returns an error when every index is in use or
+    /// retired.
+    ///
+    /// ```
+    /// # use typed_ecs::EntityAllocator;
+    /// let mut entities = EntityAllocator::new();
+    /// let e = entities.try_alloc().expect("plenty of room");
+    /// assert!(entities.is_alive(e));
+    /// ```
+    pub fn try_alloc(&mut self) -> Result<Entity, SpawnError> {
+        if let Some(index) = self.free.pop() {
+            let slot = &mut self.slots[index as usize];
+            debug_assert!(!slot.alive);
+            slot.alive = true;
+            self.alive += 1;
+            return Ok(Entity::new(index, slot.generation));
+        }
+        self.alloc_new_slot()
+    }
+
+    #[cold]
+    fn alloc_new_slot(&mut self) -> Result<Entity, SpawnError> {
+        let index = self.slots.len();
+        if index >= self.slot_limit as usize {
+            return Err(SpawnError::new(self.slot_limit, self.retired, ()));
+        }
+        let slot = Slot {
+            generation: NonZeroU32::MIN,
+            alive: true,
+        };
+        self.slots.push(slot);
+        self.alive += 1;
+        Ok(Entity::new(index as u32, slot.generation))
+    }
+
+    /// Retires `entity`: bumps its slot's generation so every handle to it
+    /// goes stale, and makes the slot reusable. Returns `false`, changing
+    /// nothing, when `entity` was not alive.
+    ///
+    /// A slot whose generation is already `u32::MAX` is retired for good
+    /// instead of being reused.
+    ///
+    /// ```
+    /// # use typed_ecs::EntityAllocator;
+    /// let mut entities = EntityAllocator::new();
+    /// let e = entities.alloc();
+    /// assert!(entities.free(e));
+    /// assert!(!entities.free(e));
+    /// ```
+    pub fn free(&mut self, entity: Entity) -> bool {
+        if !self.is_alive(entity) {
+            return false;
+        }
+        let slot = &mut self.slots[entity.index as usize];
+        slot.alive = false;
+        self.alive -= 1;
+        match slot.generation.checked_add(1) {
+            Some(next) => {
+                slot.generation = next;
+                self.free.push(entity.index);
+            }
+            None => self.retired += 1,
+        }
+        true
+    }
+
+    /// Frees every alive entity (each handle goes stale) and drops any queued
+    /// despawns. Slots are kept for reuse.
+    ///
+    /// ```
+    /// # use typed_ecs::EntityAllocator;
+    /// let mut entities = EntityAllocator::new();
+    /// let e = entities.alloc();
+    /// entities.clear();
+    /// assert!(entities.is_empty() && !entities.is_alive(e));
+    /// ```
+    pub fn clear(&mut self) {
+        self.pending_despawns.clear();
+        for index in 0..self.slots.len() as u32 {
+            let slot = self.slots[index as usize];
+            if slot.alive {
+                self.free(Entity::new(index, slot.generation));
+            }
+        }
+    }
+
+    /// Iterates over the alive entities, in index order.
+    ///
+    /// ```
+    /// # use typed_ecs::EntityAllocator;
+    /// let mut entities = EntityAllocator::new();
+    /// let a = entities.alloc();
+    /// let b = entities.alloc();
+    /// entities.free(a);
+    /// assert_eq!(entities.iter().collect::<Vec<_>>(), [b]);
+    /// ```
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            slots: self.slots.iter().enumerate(),
+            remaining: self.alive as usize,
+        }
+    }
+
+    /// Queues `entity` for despawn at the next sync point. Returns `false`
+    /// when it is not alive (nothing is queued).
+    pub(crate) fn queue_despawn(&mut self, entity: Entity) -> bool {
+        let alive = self.is_alive(entity);
+        if alive {
+            self.pending_despawns.push(entity);
+        }
+        alive
+    }
+
+    /// Takes the despawn queue, leaving it empty.
+    pub(crate) fn take_pending_despawns(&mut self) -> Vec<Entity> {
+        core::mem::take(&mut self.pending_despawns)
+    }
+
+    /// Number of slots ever created (alive, free or retired).
+    #[cfg(test)]
+    pub(crate) fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+/// Iterator over the alive entities of an [`EntityAllocator`], made by
+/// [`EntityAllocator::iter`].
+///
+/// ```
+/// # use typed_ecs::EntityAllocator;
+/// let mut entities = EntityAllocator::new();
+/// entities.alloc();
+/// let iter: typed_ecs::entity::Iter<'_> = entities.iter();
+/// assert_eq!(iter.len(), 1);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Iter<'a> {
+    slots: core::iter::Enumerate<core::slice::Iter<'a, Slot>>,
+    remaining: usize,
+}
+
+impl Iterator for Iter<'_> {
+    type Item = Entity;
+
+    fn next(&mut self) -> Option<Entity> {
+        for (index, slot) in self.slots.by_ref() {
+            if slot.alive {
+                self.remaining -= 1;
+                return Some(Entity::new(index as u32, slot.generation));
+            }
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+impl core::iter::FusedIterator for Iter<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+    use std::string::ToString;
+    use std::{format, vec::Vec};
+
+    fn generation(g: u32) -> NonZeroU32 {
+        NonZeroU32::new(g).unwrap()
+    }
+
+    #[test]
+    fn bits_round_trip_and_debug() {
+        let e = Entity::new(3, generation(2));
+        assert_eq!(format!("{e:?}"), "3v2");
+        assert_eq!(format!("{e}"), "3v2");
+        assert_eq!(Entity::from_bits(e.to_bits()), Some(e));
+        assert_eq!(e.to_bits(), (2 << 32) | 3);
+        assert_eq!(Entity::from_bits(3), None);
+        let max = Entity::new(u32::MAX, generation(u32::MAX));
+        assert_eq!(Entity::from_bits(max.to_bits()), Some(max));
+    }
+
+    #[test]
+    fn ordering_is_by_index_then_generation() {
+        let a = Entity::new(1, generation(5));
+        let b = Entity::new(2, generation(1));
+        let c = Entity::new(2, generation(2));
+        assert!(a < b && b < c);
+    }
+
+    #[test]
+    fn despawn_bumps_generation_and_recycles_index() {
+        let mut entities = EntityAllocator::new();
+        let a = entities.alloc();
+        let b = entities.alloc();
+        assert!(entities.free(a));
+        let c = entities.alloc();
+        assert_eq!(c.index(), a.index());
+        assert_eq!(c.generation(), a.generation() + 1);
+        assert!(!entities.is_alive(a));
+        assert!(entities.is_alive(b) && entities.is_alive(c));
+        assert_eq!(entities.slot_count(), 2);
+        assert_eq!(entities.len(), 2);
+    }
+
+    #[test]
+    fn free_of_dead_or_foreign_handle_changes_nothing() {
+        let mut entities = EntityAllocator::new();
+        let a = entities.alloc();
+        assert!(!entities.free(Entity::new(a.index(), generation(9))));
+        assert!(!entities.free(Entity::new(40, generation(1))));
+        assert!(entities.is_alive(a));
+        assert_eq!(entities.len(), 1);
+    }
+
+    #[test]
+    fn slot_whose_generation_would_wrap_is_retired() {
+        let mut entities = EntityAllocator::new();
+        let a = entities.alloc();
+        // Pretend the slot has been recycled almost 2^32 times.
+        entities.slots[0].generation = generation(u32::MAX - 1);
+        let a = Entity::new(a.index(), generation(u32::MAX - 1));
+        assert!(entities.free(a));
+        let last = entities.alloc();
+        assert_eq!(last, Entity::new(0, generation(u32::MAX)));
+        assert!(entities.free(last));
+        assert_eq!(entities.retired, 1);
+        // The retired slot is never handed out again.
+        let next = entities.alloc();
+        assert_eq!(next.index(), 1);
+        assert!(!entities.is_alive(last) && !entities.is_alive(a));
+        assert_eq!(entities.iter().collect::<Vec<_>>(), [next]);
+    }
+
+    #[test]
+    fn running_out_of_indices_is_an_error_not_a_wrap() {
+        let mut entities = EntityAllocator::new();
+        entities.slot_limit = 2;
+        let a = entities.alloc();
+        let _b = entities.alloc();
+        let error = entities.try_alloc().unwrap_err();
+        assert!(
+            error.to_string().contains("out of entity indices"),
+            "{error}"
+        );
+        entities.free(a);
+        // A freed slot can still be reused.
+        assert_eq!(entities.try_alloc().unwrap().index(), a.index());
+    }
+
+    #[test]
+    #[should_panic(expected = "out of entity indices")]
+    fn alloc_panics_when_out_of_indices() {
+        let mut entities = EntityAllocator::new();
+        entities.slot_limit = 0;
+        entities.alloc();
+    }
+
+    #[test]
+    fn clear_stales_every_handle() {
+        let mut entities = EntityAllocator::new();
+        let handles: Vec<_> = (0..10).map(|_| entities.alloc()).collect();
+        entities.queue_despawn(handles[0]);
+        entities.clear();
+        assert!(entities.is_empty());
+        assert!(entities.take_pending_despawns().is_empty());
+        assert!(handles.iter().all(|&e| !entities.is_alive(e)));
+        let fresh: HashSet<_> = (0..10).map(|_| entities.alloc()).collect();
+        assert!(handles.iter().all(|e| !fresh.contains(e)));
+        assert_eq!(entities.slot_count(), 10);
+    }
+
+    /// A seeded random run of alloc/free against a simple model: the set of
+    /// live handles, and every handle ever freed.
+    #[test]
+    fn random_alloc_free_matches_model() {
+        let mut rng = crate::test_rng::Rng::new(0x5eed_0001);
+        let mut entities = EntityAllocator::new();
+        let mut live: Vec<Entity> = Vec::new();
+        let mut dead: HashSet<Entity> = HashSet::new();
+        for _ in 0..20_000 {
+            if live.is_empty() || rng.below(3) > 0 {
+                let e = entities.alloc();
+                assert!(!dead.contains(&e), "{e:?} was handed out twice");
+                assert!(!live.contains(&e));
+                live.push(e);
+            } else {
+                let e = live.swap_remove(rng.below(live.len()));
+                assert!(entities.free(e));
+                dead.insert(e);
+            }
+            assert_eq!(entities.len(), live.len());
+        }
+        for &e in &live {
+            assert!(entities.is_alive(e));
+        }
+        for &e in &dead {
+            assert!(!entities.is_alive(e));
+        }
+        let mut iterated: Vec<_> = entities.iter().collect();
+        iterated.sort();
+        live.sort();
+        assert_eq!(iterated, live);
+    }
+}

@@ -1,0 +1,197 @@
+//! A compile-time-typed Entity Component System: declare a world once with
+//! [`world!`], get a concrete struct with one sparse-set storage per
+//! component, and let the compiler check every component access.
+//!
+//! Goals, in priority order:
+//!
+//! 1. **Mistakes are compile errors.** Using a component the world does not
+//!    declare names the component, the world and the fix. There is no
+//!    `TypeId`, no type erasure and no runtime registration.
+//! 2. **Nothing is lost, nothing is aliased.** Entities are generational, so a
+//!    stale handle finds nothing; every panicking method has a twin that
+//!    returns `Option`/`Result` and hands your value back.
+//! 3. **Fast by layout, 100% safe code.** Components live in packed arrays
+//!    indexed by a paged sparse index; `#![forbid(unsafe_code)]`.
+//! 4. **As simple as the simplest ECS.** Systems are plain functions over the
+//!    world, run in order by a [`Schedule`].
+//!
+//! ```
+//! use typed_ecs::prelude::*;
+//!
+//! pub struct Moveable { pub x: f32, pub y: f32 }
+//! pub struct Nameable(pub String);
+//! pub struct Purrable;
+//!
+//! world! {
+//!     /// Everything that lives in the cat café.
+//!     pub struct CatWorld<Moveable, Nameable, Purrable>;
+//! }
+//!
+//! fn all_cats_purr(world: &mut CatWorld) {
+//!     for (_cat, (name, _purr)) in world.query::<(&Nameable, &Purrable)>() {
+//!         println!("The cat {} purrs", name.0);
+//!     }
+//! }
+//!
+//! let mut world = CatWorld::new();
+//! let mut schedule = Schedule::new();
+//! schedule.add_system(all_cats_purr);
+//!
+//! let kitty = world.spawn();
+//! world.add(kitty, Nameable("Kitty".into()));
+//! world.add(kitty, Moveable { x: 1.0, y: 2.0 });
+//! world.add(kitty, Purrable);
+//!
+//! schedule.run(&mut world);
+//! ```
+//!
+//! # The pieces
+//!
+//! * [`world!`] declares the world struct; [`World`] holds every method
+//!   (`spawn`, `add`, `get`, `query`, `finalize_updates`, …) and comes with
+//!   the [`prelude`].
+//! * [`Entity`] is a generational handle, handed out by an
+//!   [`EntityAllocator`].
+//! * [`SparseMap`] stores one component type; each is a public field of the
+//!   world, so two can be borrowed at once.
+//! * Deferred changes (`add_deferred`, `remove_deferred`, `despawn_deferred`)
+//!   are applied at the sync point, [`World::finalize_updates`].
+//! * [`Schedule`] runs systems in order, with sync points between them.
+//!
+//! # Compile-time checks that need a full build
+//!
+//! Naming a component the world lacks is caught by `cargo check`. Giving
+//! one component twice in a bundle (`spawn_with((A, A))`) is caught by a
+//! constant evaluated when the code is generated, so it shows up in
+//! `cargo build` and `cargo test`, not in `cargo check`.
+
+/* How does `world!` work?
+
+   `world!` (src/macros.rs) only parses. It emits the struct, with one
+   `pub SparseMap<C>` field per component, and a handful of trait impls whose
+   bodies are one-line forwards to those fields:
+
+   * `Contains<C>` for each component: `INDEX` (the field's position, used to
+     reject duplicates at compile time) and access to the field;
+   * `World`: the allocator, plus five hidden hooks that touch every field
+     (detach one entity's components, apply queued removals/additions, take
+     everything for `clear`, check invariants).
+
+   Every user-facing method is a provided method of `World` (src/world.rs),
+   generic over `C` with the bound `Self: Contains<C>`: ordinary Rust that is
+   type-checked once, documented once and tested here. The bound is what
+   makes a missing component a compile error, and `Contains` carries the
+   `#[diagnostic::on_unimplemented]` message.
+
+   Generated code spells every path `$crate::__private::…` or `$crate::…`, so
+   a user crate needs neither `paste` nor `static_assertions`, and nothing it
+   defines (`mod core {}`, `#![no_implicit_prelude]`) can break the expansion.
+*/
+
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
+
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
+
+pub mod entity;
+pub mod error;
+mod macros;
+pub mod query;
+pub mod schedule;
+pub mod sparse_map;
+mod world;
+
+pub use crate::entity::{Entity, EntityAllocator};
+pub use crate::error::{AddError, AddErrorKind, SpawnError};
+pub use crate::query::{Query, QueryIter};
+pub use crate::schedule::Schedule;
+pub use crate::sparse_map::SparseMap;
+pub use crate::world::{Bundle, Contains, World};
+
+/// Everything a game needs in scope: `use typed_ecs::prelude::*;`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(f32);
+/// world! { struct Game<Pos>; }
+///
+/// let mut world = Game::new();   // World methods are in scope
+/// let e = world.spawn_with((Pos(1.0),));
+/// assert!(world.has::<Pos>(e));
+/// ```
+pub mod prelude {
+    pub use crate::world;
+    pub use crate::{Bundle, Contains, Entity, Query, Schedule, SparseMap, World};
+}
+
+/// What `world!` expansions use. Not public API: no stability promises.
+#[doc(hidden)]
+pub mod __private {
+    pub use ::core;
+    pub use ::paste::paste;
+    pub use ::static_assertions;
+
+    use alloc::vec::Vec;
+
+    use crate::{Entity, SparseMap};
+
+    /// One storage's part of a despawned entity: its value and queued add.
+    pub type Purged<T> = (Option<T>, Option<T>);
+
+    /// One storage's part of a cleared world: its values and queued adds.
+    pub type Taken<T> = (Vec<T>, Vec<T>);
+
+    /// Detaches `entity`'s value and queued add, to be dropped later.
+    #[inline]
+    pub fn purge<T>(map: &mut SparseMap<T>, entity: Entity) -> Purged<T> {
+        map.purge(entity)
+    }
+
+    /// Applies `map`'s queued removals.
+    #[inline]
+    pub fn apply_removals<T>(map: &mut SparseMap<T>) {
+        map.apply_removals();
+    }
+
+    /// Applies `map`'s queued additions.
+    #[inline]
+    pub fn apply_additions<T>(map: &mut SparseMap<T>) {
+        map.apply_additions();
+    }
+
+    /// Empties `map` and its queues, returning the values to be dropped later.
+    #[inline]
+    pub fn take_all<T>(map: &mut SparseMap<T>) -> Taken<T> {
+        map.take_all()
+    }
+}
+
+/// A small seeded generator for the unit tests' random runs.
+#[cfg(test)]
+pub(crate) mod test_rng {
+    /// SplitMix64.
+    pub struct Rng(u64);
+
+    impl Rng {
+        pub fn new(seed: u64) -> Self {
+            Rng(seed)
+        }
+
+        pub fn next_u64(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+
+        /// Uniform-enough in `0..n`, `n > 0`.
+        pub fn below(&mut self, n: usize) -> usize {
+            (self.next_u64() % n as u64) as usize
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! `world!`: declares a world struct and wires each component to generic code.
+//!
+//! The public macro only parses the user's syntax (two forms) and hands a
+//! normalised field list to `__world_declare!`. That helper emits the struct
+//! and, inside one `const _: () = { … };`, the constructors, the `World` impl
+//! (a few one-line hooks over all fields) and one `Contains<C>` impl per
+//! component. Every behaviour lives in `src/`, in ordinary generic Rust.
+
+/// Declares a world: a struct with an entity allocator and one
+/// [`SparseMap`](crate::SparseMap) field per component, implementing
+/// [`World`](crate::World) and [`Contains<C>`](crate::Contains) for each
+/// component `C`.
+///
+/// Two forms. A list of component types, whose fields are named by the
+/// snake_case of each type name:
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// #[derive(Debug, Clone)]
+/// pub struct Moveable { pub x: f32, pub y: f32 }
+/// #[derive(Debug, Clone)]
+/// pub struct Nameable(pub String);
+/// #[derive(Debug, Clone)]
+/// pub struct Purrable;
+///
+/// world! {
+///     /// Everything that lives in the cat café.
+///     #[derive(Debug, Clone)]
+///     pub struct CatWorld<Moveable, Nameable, Purrable>;
+/// }
+///
+/// let mut world = CatWorld::new();
+/// let kitty = world.spawn_with((Nameable("Kitty".into()), Purrable));
+/// assert_eq!(world.nameable.get(kitty).unwrap().0, "Kitty");
+/// assert_eq!(world.purrable.len(), 1);
+/// let copy = world.clone();
+/// assert_eq!(copy.entity_count(), 1);
+/// ```
+///
+/// Or explicit field names, which allow any type, generic ones included:
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// #[derive(Debug, PartialEq)]
+/// pub struct Vec3<T>(T, T, T);
+///
+/// world! {
+///     pub struct Physics {
+///         /// Where things are.
+///         pos: Vec3<f32>,
+///         grid: Vec3<i32>,
+///         cell: (i32, i32),
+///     }
+/// }
+///
+/// let mut world = Physics::new();
+/// let e = world.spawn_with((Vec3(0.5_f32, 0.0, 0.0), Vec3(1, 2, 3), (4, 2)));
+/// assert_eq!(world.grid.get(e), Some(&Vec3(1, 2, 3)));
+/// assert_eq!(world.cell.get(e), Some(&(4, 2)));
+/// ```
+///
+/// In both forms, attributes and doc comments on the struct (and, in the
+/// second form, on fields) are kept. Every field is `pub`; the allocator is
+/// the `pub entities` field, so no component field may be named `entities`.
+/// Each component type may appear once: a type listed twice is a compile
+/// error (conflicting `Contains` impls).
+///
+/// What one declaration generates, for a world `W` with components `A`, `B`:
+///
+/// * `pub struct W { pub entities: EntityAllocator, pub a: SparseMap<A>, pub b: SparseMap<B> }`;
+/// * `W::new()`, `W::with_capacity(n)` and `Default`;
+/// * `impl World for W` (all the world methods: `spawn`, `add`, `query`, …);
+/// * `impl Contains<A> for W` and `impl Contains<B> for W`.
+#[macro_export]
+macro_rules! world {
+    // `world! { pub struct W<A, B, C>; }`
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident < $($component:ident),+ $(,)? > ;
+    ) => {
+        $crate::__private::paste! {
+            $crate::__world_declare! {
+                $(#[$meta])*
+                $vis struct $name { $( [<$component:snake>] : $component ),+ }
+            }
+        }
+    };
+    // `world! { pub struct W { a: A, pos: Vec3<f32> } }`
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ $(,)? }
+    ) => {
+        $crate::__world_declare! {
+            $(#[$meta])*
+            $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }
+        }
+    };
+    ($($input:tt)*) => {
+        $crate::__private::core::compile_error! {
+            "`world!` expects one of two forms, each with at least one component:\n\
+             \n    world! { pub struct MyWorld<Position, Velocity>; }\
+             \n    world! { pub struct MyWorld { position: Position, velocity: Vec3<f32> } }\n\
+             \nThe first takes type names and names each field after its type; the second \
+             takes `field: Type` pairs (fields are always `pub`, so write no visibility)."
+        }
+    };
+}
+
+/// Emits a world from a normalised field list. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_declare {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ }
+    ) => {
+        $(#[$meta])*
+        #[doc = $crate::__private::core::concat!(
+            "\n\nA [`typed_ecs`](", "https://docs.rs/typed_ecs", ") world with these components:\n",
+            $("\n- `", $crate::__private::core::stringify!($ty),
+              "` in the field `", $crate::__private::core::stringify!($field), "`",)+
+        )]
+        $vis struct $name {
+            /// The entity allocator: which entities are alive, and their generations.
+            pub entities: $crate::EntityAllocator,
+            $(
+                #[doc = $crate::__private::core::concat!(
+                    "Storage for the `", $crate::__private::core::stringify!($ty), "` component."
+                )]
+                $(#[$field_meta])*
+                pub $field: $crate::SparseMap<$ty>,
+            )+
+        }
+
+        #[allow(dead_code, non_camel_case_types, unused_qualifications, clippy::all, clippy::pedantic)]
+        const _: () = {
+            /// The position of each component's field: `Contains::INDEX`.
+            enum __Field { $($field,)+ }
+
+            impl $name {
+                /// An empty world.
+                #[must_use]
+                #[inline]
+                $vis fn new() -> Self {
+                    Self {
+                        entities: $crate::EntityAllocator::new(),
+                        $($field: $crate::SparseMap::new(),)+
+                    }
+                }
+
+                /// An empty world with room for `capacity` entities, and for
+                /// `capacity` values in every component storage.
+                #[must_use]
+                $vis fn with_capacity(capacity: usize) -> Self {
+                    Self {
+                        entities: $crate::EntityAllocator::with_capacity(capacity),
+                        $($field: $crate::SparseMap::with_capacity(capacity),)+
+                    }
+                }
+            }
+
+            impl $crate::__private::core::default::Default for $name {
+                #[inline]
+                fn default() -> Self {
+                    Self::new()
+                }
+            }
+
+            impl $crate::World for $name {
+                const NAME: &'static str = $crate::__private::core::stringify!($name);
+                const COMPONENT_NAMES: &'static [&'static str] =
+                    &[$($crate::__private::core::stringify!($ty)),+];
+
+                type __Removed = ($($crate::__private::core::option::Option<$ty>,)+);
+                type __Purged = ($($crate::__private::Purged<$ty>,)+);
+                type __Taken = ($($crate::__private::Taken<$ty>,)+);
+
+                #[inline]
+                fn __entities(&self) -> &$crate::EntityAllocator {
+                    &self.entities
+                }
+                #[inline]
+                fn __entities_mut(&mut self) -> &mut $crate::EntityAllocator {
+                    &mut self.entities
+                }
+                fn __remove_all(&mut self, entity: $crate::Entity) -> Self::__Removed {
+                    ($(self.$field.remove(entity),)+)
+                }
+                fn __purge(&mut self, entity: $crate::Entity) -> Self::__Purged {
+                    ($($crate::__private::purge(&mut self.$field, entity),)+)
+                }
+                fn __apply_removals(&mut self) {
+                    $($crate::__private::apply_removals(&mut self.$field);)+
+                }
+                fn __apply_additions(&mut self) {
+                    $($crate::__private::apply_additions(&mut self.$field);)+
+                }
+                fn __take_all(&mut self) -> Self::__Taken {
+                    ($($crate::__private::take_all(&mut self.$field),)+)
+                }
+                fn __check_storages(
+                    &self,
+                    check: &mut dyn $crate::__private::core::ops::FnMut(&'static str, &[$crate::Entity]),
+                ) {
+                    $(
+                        self.$field.assert_invariants();
+                        check($crate::__private::core::stringify!($ty), self.$field.entities());
+                    )+
+                }
+            }
+
+            $(
+                impl $crate::Contains<$ty> for $name {
+                    const INDEX: usize = __Field::$field as usize;
+
+                    #[inline]
+                    fn sparse_map(&self) -> &$crate::SparseMap<$ty> {
+                        &self.$field
+                    }
+                    #[inline]
+                    fn sparse_map_mut(&mut self) -> &mut $crate::SparseMap<$ty> {
+                        &mut self.$field
+                    }
+                }
+            )+
+        };
+    };
+}

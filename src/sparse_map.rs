@@ -1,0 +1,927 @@
+//! [`SparseMap<T>`]: the storage of one component type.
+//!
+//! A sparse set: a *paged* sparse index from entity index to dense slot, and
+//! two packed, parallel dense arrays (the entity in each slot, the value in
+//! each slot). Lookups are two array reads and a generation check; iteration
+//! is a walk over packed arrays; removal is swap-remove.
+
+use alloc::boxed::Box;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::error::AddErrorKind;
+use crate::Entity;
+
+/// log2 of the number of entries in one sparse page.
+const PAGE_BITS: u32 = 12;
+/// Entries per sparse page: 4096 entries of 4 bytes, 16 KiB.
+const PAGE_LEN: usize = 1 << PAGE_BITS;
+/// Marks an empty sparse entry. Never a dense index: a storage holds at most
+/// `u32::MAX` values, so dense indices stop at `u32::MAX - 1`.
+const EMPTY: u32 = u32::MAX;
+
+/// Paged sparse index: entity index → dense index, or [`EMPTY`].
+///
+/// A page is allocated the first time an index in it is set, so a storage
+/// whose only entity has index 1,000,000 holds one page (plus the page table,
+/// one pointer per 4096 indices).
+#[derive(Clone, Default)]
+struct Pages {
+    pages: Vec<Option<Box<[u32; PAGE_LEN]>>>,
+}
+
+impl Pages {
+    #[inline]
+    fn split(index: u32) -> (usize, usize) {
+        (
+            (index >> PAGE_BITS) as usize,
+            index as usize & (PAGE_LEN - 1),
+        )
+    }
+
+    /// The dense index stored for `index`, or [`EMPTY`].
+    #[inline]
+    fn get(&self, index: u32) -> u32 {
+        let (page, offset) = Self::split(index);
+        match self.pages.get(page) {
+            Some(Some(page)) => page[offset],
+            _ => EMPTY,
+        }
+    }
+
+    /// Stores `dense` for `index`, allocating its page on first touch.
+    #[inline]
+    fn set(&mut self, index: u32, dense: u32) {
+        let (page, offset) = Self::split(index);
+        match self.pages.get_mut(page) {
+            Some(Some(page)) => page[offset] = dense,
+            _ => self.page_mut_cold(page)[offset] = dense,
+        }
+    }
+
+    #[cold]
+    fn page_mut_cold(&mut self, page: usize) -> &mut [u32; PAGE_LEN] {
+        if self.pages.len() <= page {
+            self.pages.resize_with(page + 1, || None);
+        }
+        self.pages[page].get_or_insert_with(|| {
+            vec![EMPTY; PAGE_LEN]
+                .into_boxed_slice()
+                .try_into()
+                .expect("a Vec of PAGE_LEN entries converts to a page")
+        })
+    }
+
+    /// Clears the entry for `index`, which must be set (its page exists).
+    #[inline]
+    fn clear(&mut self, index: u32) {
+        let (page, offset) = Self::split(index);
+        if let Some(Some(page)) = self.pages.get_mut(page) {
+            page[offset] = EMPTY;
+        }
+    }
+
+    fn allocated_pages(&self) -> usize {
+        self.pages.iter().filter(|page| page.is_some()).count()
+    }
+}
+
+/// The sparse-set core shared by a storage and its pending queues.
+///
+/// Invariant, for every slot `i < dense.len()`:
+/// `sparse[dense[i].index] == i`, `dense.len() == data.len()`, and every
+/// sparse entry that is not [`EMPTY`] points at a slot holding an entity of
+/// that index. Hence `dense[sparse[e.index]] == e` exactly when `e` is stored.
+#[derive(Clone)]
+struct SparseSet<T> {
+    sparse: Pages,
+    dense: Vec<Entity>,
+    data: Vec<T>,
+}
+
+impl<T> SparseSet<T> {
+    const fn new() -> Self {
+        SparseSet {
+            sparse: Pages { pages: Vec::new() },
+            dense: Vec::new(),
+            data: Vec::new(),
+        }
+    }
+
+    fn with_capacity(capacity: usize) -> Self {
+        SparseSet {
+            sparse: Pages::default(),
+            dense: Vec::with_capacity(capacity),
+            data: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// The dense slot of `entity`, if stored (generation checked).
+    #[inline]
+    fn index_of(&self, entity: Entity) -> Option<usize> {
+        let slot = self.sparse.get(entity.index()) as usize;
+        match self.dense.get(slot) {
+            Some(&stored) if stored == entity => Some(slot),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn contains(&self, entity: Entity) -> bool {
+        self.index_of(entity).is_some()
+    }
+
+    #[inline]
+    fn get(&self, entity: Entity) -> Option<&T> {
+        self.index_of(entity).map(|slot| &self.data[slot])
+    }
+
+    #[inline]
+    fn get_mut(&mut self, entity: Entity) -> Option<&mut T> {
+        self.index_of(entity).map(|slot| &mut self.data[slot])
+    }
+
+    /// Stores `value` for `entity`, returning the value it replaces.
+    ///
+    /// The caller guarantees no *other* generation of `entity`'s index is
+    /// stored (the world removes every component before an index is reused).
+    fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
+        if let Some(slot) = self.index_of(entity) {
+            return Some(core::mem::replace(&mut self.data[slot], value));
+        }
+        debug_assert_eq!(
+            self.sparse.get(entity.index()),
+            EMPTY,
+            "index {} is stored under another generation",
+            entity.index()
+        );
+        let slot = self.dense.len();
+        assert!(
+            slot < EMPTY as usize,
+            "a storage holds at most u32::MAX - 1 values"
+        );
+        self.sparse.set(entity.index(), slot as u32);
+        self.dense.push(entity);
+        self.data.push(value);
+        None
+    }
+
+    /// Removes `entity`'s value by swap-remove: the last slot moves into the
+    /// hole. The storage is consistent before the value is returned, so a
+    /// panicking `Drop` of the value cannot leave it half-updated.
+    fn remove(&mut self, entity: Entity) -> Option<T> {
+        let slot = self.index_of(entity)?;
+        self.sparse.clear(entity.index());
+        self.dense.swap_remove(slot);
+        let value = self.data.swap_remove(slot);
+        if let Some(&moved) = self.dense.get(slot) {
+            self.sparse.set(moved.index(), slot as u32);
+        }
+        Some(value)
+    }
+
+    /// Empties the set, keeping its allocations, and yields what it held in
+    /// dense order. The sparse index is reset first, so the set is consistent
+    /// (empty) however the iterator is dropped.
+    fn drain(&mut self) -> impl Iterator<Item = (Entity, T)> + '_ {
+        for &entity in &self.dense {
+            self.sparse.clear(entity.index());
+        }
+        self.dense.drain(..).zip(self.data.drain(..))
+    }
+
+    /// Empties the set and returns the values, for the caller to drop once
+    /// every other storage is consistent too.
+    fn take(&mut self) -> Vec<T> {
+        for &entity in &self.dense {
+            self.sparse.clear(entity.index());
+        }
+        self.dense.clear();
+        core::mem::take(&mut self.data)
+    }
+
+    fn check_invariants(&self, what: &str) {
+        assert_eq!(
+            self.dense.len(),
+            self.data.len(),
+            "{what}: dense and data lengths differ"
+        );
+        for (slot, &entity) in self.dense.iter().enumerate() {
+            assert_eq!(
+                self.sparse.get(entity.index()) as usize,
+                slot,
+                "{what}: sparse[{entity:?}] does not point at its dense slot {slot}"
+            );
+        }
+        let mut set_entries = 0;
+        for page in self.sparse.pages.iter().flatten() {
+            set_entries += page.iter().filter(|&&slot| slot != EMPTY).count();
+        }
+        assert_eq!(
+            set_entries,
+            self.dense.len(),
+            "{what}: sparse entries that point nowhere"
+        );
+    }
+}
+
+/// The storage of one component type: which entities have a `T`, and their
+/// values, packed.
+///
+/// Each field of a [`world!`](crate::world) struct is one `SparseMap`. Use it
+/// directly to iterate one component fast (`values_mut()` is a plain slice),
+/// or to borrow two components' storages at once, since they are distinct
+/// fields. Adding goes through the world, which checks that the entity is
+/// alive; removing and reading can be done here as well.
+///
+/// # Layout and invariant
+///
+/// * `sparse`: entity index → dense slot, in pages of 4096 entries allocated
+///   on first touch;
+/// * `dense`: the entity in each slot;
+/// * `data`: the value in each slot, parallel to `dense`.
+///
+/// For every stored entity `e`: `dense[sparse[e.index]] == e` and its value is
+/// `data[sparse[e.index]]`. `len()` is the dense length. A lookup checks the
+/// whole handle, generation included, so a stale handle finds nothing.
+///
+/// # What is not promised
+///
+/// Iteration order is unspecified. Removal is swap-remove: it moves the last
+/// value into the hole, so a dense index (`entities()[i]`) is only valid until
+/// the next add or remove.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// world! { struct Game<Pos>; }
+/// #[derive(Debug, PartialEq)]
+/// struct Pos(f32);
+///
+/// let mut world = Game::new();
+/// let a = world.spawn_with((Pos(1.0),));
+/// let b = world.spawn_with((Pos(2.0),));
+///
+/// for pos in world.pos.values_mut() {
+///     pos.0 *= 10.0;
+/// }
+/// assert_eq!(world.pos.get(b), Some(&Pos(20.0)));
+/// assert_eq!(world.pos.len(), 2);
+/// assert_eq!(world.pos.entities(), &[a, b]);
+/// ```
+#[derive(Clone)]
+pub struct SparseMap<T> {
+    set: SparseSet<T>,
+    /// Values queued by `add_deferred`, applied at the next sync point.
+    pending_adds: SparseSet<T>,
+    /// Entities queued by `remove_deferred`, applied at the next sync point.
+    pending_removes: SparseSet<()>,
+}
+
+impl<T> Default for SparseMap<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> SparseMap<T> {
+    /// An empty storage. Allocates nothing.
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// let map = SparseMap::<f32>::new();
+    /// assert!(map.is_empty());
+    /// ```
+    pub const fn new() -> Self {
+        SparseMap {
+            set: SparseSet::new(),
+            pending_adds: SparseSet::new(),
+            pending_removes: SparseSet::new(),
+        }
+    }
+
+    /// An empty storage with room for `capacity` values before its dense
+    /// arrays reallocate.
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// let map = SparseMap::<f32>::with_capacity(100);
+    /// assert!(map.is_empty());
+    /// ```
+    pub fn with_capacity(capacity: usize) -> Self {
+        SparseMap {
+            set: SparseSet::with_capacity(capacity),
+            pending_adds: SparseSet::new(),
+            pending_removes: SparseSet::new(),
+        }
+    }
+
+    /// Number of values stored (the dense length). Queued changes do not count
+    /// until they are applied.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// let mut world = Game::new();
+    /// world.spawn_with((Pos(0.0),));
+    /// assert_eq!(world.pos.len(), 1);
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.set.dense.len()
+    }
+
+    /// `true` when nothing is stored.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// assert!(Game::new().pos.is_empty());
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.set.dense.is_empty()
+    }
+
+    /// Reserves room for at least `additional` more values.
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// let mut map = SparseMap::<u8>::new();
+    /// map.reserve(64);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        self.set.dense.reserve(additional);
+        self.set.data.reserve(additional);
+    }
+
+    /// `true` if `entity` has a value here. A stale handle has none.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(0.0),));
+    /// assert!(world.pos.contains(e));
+    /// world.despawn(e);
+    /// assert!(!world.pos.contains(e));
+    /// ```
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.set.contains(entity)
+    }
+
+    /// The value of `entity`, if it has one.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # #[derive(Debug, PartialEq)] struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// assert_eq!(world.pos.get(e), Some(&Pos(3.0)));
+    /// ```
+    #[inline]
+    pub fn get(&self, entity: Entity) -> Option<&T> {
+        self.set.get(entity)
+    }
+
+    /// The value of `entity`, mutably, if it has one.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # #[derive(Debug, PartialEq)] struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// world.pos.get_mut(e).unwrap().0 = 4.0;
+    /// assert_eq!(world.pos.get(e), Some(&Pos(4.0)));
+    /// ```
+    #[inline]
+    pub fn get_mut(&mut self, entity: Entity) -> Option<&mut T> {
+        self.set.get_mut(entity)
+    }
+
+    /// The dense slot of `entity`'s value: `entities()[i] == entity` and
+    /// `values()[i]` is its value. Valid only until the next add or remove.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// let i = world.pos.index_of(e).unwrap();
+    /// assert_eq!(world.pos.entities()[i], e);
+    /// ```
+    #[inline]
+    pub fn index_of(&self, entity: Entity) -> Option<usize> {
+        self.set.index_of(entity)
+    }
+
+    /// Removes `entity`'s value and returns it. The storage is consistent
+    /// before the value is handed back. Swap-remove: the last value moves
+    /// into the freed slot.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # #[derive(Debug, PartialEq)] struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// assert_eq!(world.pos.remove(e), Some(Pos(3.0)));
+    /// assert_eq!(world.pos.remove(e), None);
+    /// assert!(world.is_alive(e)); // the entity lives on without a Pos
+    /// ```
+    pub fn remove(&mut self, entity: Entity) -> Option<T> {
+        self.set.remove(entity)
+    }
+
+    /// The entity in each dense slot, parallel to [`values`](Self::values).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// assert_eq!(world.pos.entities(), &[e]);
+    /// ```
+    #[inline]
+    pub fn entities(&self) -> &[Entity] {
+        &self.set.dense
+    }
+
+    /// The values, packed, parallel to [`entities`](Self::entities).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # #[derive(Debug, PartialEq)] struct Pos(f32);
+    /// let mut world = Game::new();
+    /// world.spawn_with((Pos(3.0),));
+    /// assert_eq!(world.pos.values(), &[Pos(3.0)]);
+    /// ```
+    #[inline]
+    pub fn values(&self) -> &[T] {
+        &self.set.data
+    }
+
+    /// The values, packed and mutable: the fastest way to touch every value.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # #[derive(Debug, PartialEq)] struct Pos(f32);
+    /// let mut world = Game::new();
+    /// world.spawn_with((Pos(3.0),));
+    /// world.pos.values_mut().iter_mut().for_each(|p| p.0 += 1.0);
+    /// assert_eq!(world.pos.values(), &[Pos(4.0)]);
+    /// ```
+    #[inline]
+    pub fn values_mut(&mut self) -> &mut [T] {
+        &mut self.set.data
+    }
+
+    /// Iterates over `(entity, &value)` in dense order.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// for (entity, pos) in world.pos.iter() {
+    ///     assert_eq!((entity, pos.0), (e, 3.0));
+    /// }
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> Iter<'_, T> {
+        Iter {
+            entities: self.set.dense.iter(),
+            values: self.set.data.iter(),
+        }
+    }
+
+    /// Iterates over `(entity, &mut value)` in dense order.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # #[derive(Debug, PartialEq)] struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// for (_entity, pos) in world.pos.iter_mut() {
+    ///     pos.0 = -1.0;
+    /// }
+    /// assert_eq!(world.pos.get(e), Some(&Pos(-1.0)));
+    /// ```
+    #[inline]
+    pub fn iter_mut(&mut self) -> IterMut<'_, T> {
+        IterMut {
+            entities: self.set.dense.iter(),
+            values: self.set.data.iter_mut(),
+        }
+    }
+
+    /// Checks the storage's invariant (see the type docs) and panics with a
+    /// description of the first violation. For tests.
+    #[doc(hidden)]
+    pub fn assert_invariants(&self) {
+        self.set.check_invariants("storage");
+        self.pending_adds.check_invariants("pending adds");
+        self.pending_removes.check_invariants("pending removes");
+    }
+
+    /// Number of sparse pages allocated. For tests and memory accounting.
+    #[doc(hidden)]
+    pub fn sparse_pages(&self) -> usize {
+        self.set.sparse.allocated_pages()
+    }
+
+    // ----- used by the world, which checks liveness first -----
+
+    /// Adds or replaces `entity`'s value. The world checks `entity` is alive.
+    #[inline]
+    pub(crate) fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
+        self.set.insert(entity, value)
+    }
+
+    /// Queues `value` to be added to `entity` at the next sync point, or says
+    /// why it cannot be and hands it back.
+    pub(crate) fn queue_add(&mut self, entity: Entity, value: T) -> Result<(), (AddErrorKind, T)> {
+        if self.pending_adds.contains(entity) {
+            return Err((AddErrorKind::AlreadyQueued, value));
+        }
+        if self.set.contains(entity) && !self.pending_removes.contains(entity) {
+            return Err((AddErrorKind::AlreadyPresent, value));
+        }
+        self.pending_adds.insert(entity, value);
+        Ok(())
+    }
+
+    /// Queues the removal of `entity`'s value at the next sync point.
+    pub(crate) fn queue_remove(&mut self, entity: Entity) {
+        self.pending_removes.insert(entity, ());
+    }
+
+    /// Applies the queued removals. Each value is dropped only after the
+    /// storage is consistent again.
+    pub(crate) fn apply_removals(&mut self) {
+        let Self {
+            set,
+            pending_removes,
+            ..
+        } = self;
+        for (entity, ()) in pending_removes.drain() {
+            drop(set.remove(entity));
+        }
+    }
+
+    /// Applies the queued additions, in the order they were queued. An entity
+    /// that gained the component after the add was queued has it replaced.
+    pub(crate) fn apply_additions(&mut self) {
+        let Self {
+            set, pending_adds, ..
+        } = self;
+        for (entity, value) in pending_adds.drain() {
+            drop(set.insert(entity, value));
+        }
+    }
+
+    /// Detaches everything stored or queued for `entity` (its value and any
+    /// queued add), for the caller to drop once every storage is consistent.
+    pub(crate) fn purge(&mut self, entity: Entity) -> (Option<T>, Option<T>) {
+        self.pending_removes.remove(entity);
+        (self.set.remove(entity), self.pending_adds.remove(entity))
+    }
+
+    /// Empties the storage and its queues, returning the values for the caller
+    /// to drop once every storage is consistent.
+    pub(crate) fn take_all(&mut self) -> (Vec<T>, Vec<T>) {
+        self.pending_removes.take();
+        (self.set.take(), self.pending_adds.take())
+    }
+}
+
+/// Prints the stored values as a map from entity to value, plus the number of
+/// queued changes.
+impl<T: fmt::Debug> fmt::Debug for SparseMap<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()?;
+        let (adds, removes) = (
+            self.pending_adds.dense.len(),
+            self.pending_removes.dense.len(),
+        );
+        if adds + removes > 0 {
+            write!(f, " (queued: {adds} adds, {removes} removes)")?;
+        }
+        Ok(())
+    }
+}
+
+impl<'a, T> IntoIterator for &'a SparseMap<T> {
+    type Item = (Entity, &'a T);
+    type IntoIter = Iter<'a, T>;
+
+    fn into_iter(self) -> Iter<'a, T> {
+        self.iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a mut SparseMap<T> {
+    type Item = (Entity, &'a mut T);
+    type IntoIter = IterMut<'a, T>;
+
+    fn into_iter(self) -> IterMut<'a, T> {
+        self.iter_mut()
+    }
+}
+
+/// Iterator over `(Entity, &T)` of a [`SparseMap`], made by [`SparseMap::iter`].
+///
+/// ```
+/// # use typed_ecs::prelude::*;
+/// # world! { struct Game<Pos>; }
+/// # struct Pos(f32);
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(3.0),));
+/// let iter: typed_ecs::sparse_map::Iter<'_, Pos> = world.pos.iter();
+/// assert_eq!(iter.len(), 1);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Iter<'a, T> {
+    entities: core::slice::Iter<'a, Entity>,
+    values: core::slice::Iter<'a, T>,
+}
+
+impl<'a, T> Iterator for Iter<'a, T> {
+    type Item = (Entity, &'a T);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        Some((*self.entities.next()?, self.values.next()?))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.values.size_hint()
+    }
+}
+
+impl<T> DoubleEndedIterator for Iter<'_, T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        Some((*self.entities.next_back()?, self.values.next_back()?))
+    }
+}
+
+impl<T> ExactSizeIterator for Iter<'_, T> {}
+impl<T> core::iter::FusedIterator for Iter<'_, T> {}
+
+/// Iterator over `(Entity, &mut T)` of a [`SparseMap`], made by
+/// [`SparseMap::iter_mut`].
+///
+/// ```
+/// # use typed_ecs::prelude::*;
+/// # world! { struct Game<Pos>; }
+/// # struct Pos(f32);
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(3.0),));
+/// let iter: typed_ecs::sparse_map::IterMut<'_, Pos> = world.pos.iter_mut();
+/// assert_eq!(iter.len(), 1);
+/// ```
+#[derive(Debug)]
+pub struct IterMut<'a, T> {
+    entities: core::slice::Iter<'a, Entity>,
+    values: core::slice::IterMut<'a, T>,
+}
+
+impl<'a, T> Iterator for IterMut<'a, T> {
+    type Item = (Entity, &'a mut T);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        Some((*self.entities.next()?, self.values.next()?))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.values.size_hint()
+    }
+}
+
+impl<T> DoubleEndedIterator for IterMut<'_, T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        Some((*self.entities.next_back()?, self.values.next_back()?))
+    }
+}
+
+impl<T> ExactSizeIterator for IterMut<'_, T> {}
+impl<T> core::iter::FusedIterator for IterMut<'_, T> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::EntityAllocator;
+    use std::collections::HashMap;
+    use std::format;
+
+    #[test]
+    fn insert_get_remove() {
+        let mut entities = EntityAllocator::new();
+        let (a, b, c) = (entities.alloc(), entities.alloc(), entities.alloc());
+        let mut map = SparseMap::new();
+        assert_eq!(map.insert(a, "a"), None);
+        assert_eq!(map.insert(b, "b"), None);
+        assert_eq!(map.insert(c, "c"), None);
+        assert_eq!(map.insert(b, "B"), Some("b"));
+        assert_eq!(map.remove(a), Some("a"));
+        // swap-remove moved c into slot 0
+        assert_eq!(map.entities(), &[c, b]);
+        assert_eq!(map.values(), &["c", "B"]);
+        assert_eq!(map.get(a), None);
+        assert_eq!(map.get(c), Some(&"c"));
+        map.assert_invariants();
+    }
+
+    #[test]
+    fn stale_handle_finds_nothing() {
+        let mut entities = EntityAllocator::new();
+        let a = entities.alloc();
+        let mut map = SparseMap::new();
+        map.insert(a, 1);
+        map.remove(a);
+        entities.free(a);
+        let reused = entities.alloc();
+        assert_eq!(reused.index(), a.index());
+        map.insert(reused, 2);
+        assert_eq!(map.get(a), None);
+        assert!(!map.contains(a));
+        assert_eq!(map.remove(a), None);
+        assert_eq!(map.get(reused), Some(&2));
+    }
+
+    #[test]
+    fn sparse_index_is_paged() {
+        let far = Entity::from_bits(1_000_000 | (1 << 32)).unwrap();
+        let mut map = SparseMap::new();
+        map.insert(far, 7u8);
+        assert_eq!(map.sparse_pages(), 1);
+        assert_eq!(map.get(far), Some(&7));
+        // The page table has one pointer per page up to the one used.
+        assert_eq!(map.set.sparse.pages.len(), 1_000_000 / PAGE_LEN + 1);
+        let near = Entity::from_bits(1 << 32).unwrap();
+        assert_eq!(map.get(near), None);
+        map.insert(near, 1);
+        assert_eq!(map.sparse_pages(), 2);
+        map.assert_invariants();
+    }
+
+    #[test]
+    fn largest_index_works() {
+        let last = Entity::from_bits(u64::from(u32::MAX - 1) | (1 << 32)).unwrap();
+        let mut map = SparseMap::new();
+        map.insert(last, ());
+        assert!(map.contains(last));
+        assert_eq!(map.remove(last), Some(()));
+        map.assert_invariants();
+    }
+
+    #[test]
+    fn queued_changes_apply_removals_then_additions() {
+        let mut entities = EntityAllocator::new();
+        let (a, b) = (entities.alloc(), entities.alloc());
+        let mut map = SparseMap::new();
+        map.insert(a, 1);
+        assert!(matches!(
+            map.queue_add(a, 2),
+            Err((AddErrorKind::AlreadyPresent, 2))
+        ));
+        map.queue_remove(a);
+        map.queue_add(a, 3).unwrap();
+        assert!(matches!(
+            map.queue_add(a, 4),
+            Err((AddErrorKind::AlreadyQueued, 4))
+        ));
+        map.queue_add(b, 5).unwrap();
+        assert_eq!(map.get(a), Some(&1), "nothing moves before the sync point");
+        map.apply_removals();
+        map.apply_additions();
+        assert_eq!(map.get(a), Some(&3));
+        assert_eq!(map.get(b), Some(&5));
+        map.assert_invariants();
+        // the queues are empty and reusable
+        map.queue_remove(b);
+        map.apply_removals();
+        map.apply_additions();
+        assert_eq!(map.entities(), &[a]);
+        map.assert_invariants();
+    }
+
+    #[test]
+    fn purge_detaches_value_and_queued_add() {
+        let mut entities = EntityAllocator::new();
+        let a = entities.alloc();
+        let mut map = SparseMap::new();
+        map.insert(a, 1);
+        map.queue_remove(a);
+        map.queue_add(a, 2).unwrap();
+        assert_eq!(map.purge(a), (Some(1), Some(2)));
+        map.apply_removals();
+        map.apply_additions();
+        assert!(map.is_empty());
+        map.assert_invariants();
+    }
+
+    #[test]
+    fn debug_prints_a_map() {
+        let mut entities = EntityAllocator::new();
+        let a = entities.alloc();
+        let mut map = SparseMap::new();
+        map.insert(a, 'x');
+        assert_eq!(format!("{map:?}"), "{0v1: 'x'}");
+        map.queue_remove(a);
+        assert_eq!(format!("{map:?}"), "{0v1: 'x'} (queued: 0 adds, 1 removes)");
+    }
+
+    /// A seeded random run of inserts, removes, recycles and queued changes,
+    /// checked step by step against a `HashMap` model.
+    #[test]
+    fn random_operations_match_hashmap_model() {
+        let mut rng = crate::test_rng::Rng::new(0x5eed_0002);
+        let mut entities = EntityAllocator::new();
+        let mut live: Vec<Entity> = Vec::new();
+        let mut map: SparseMap<u64> = SparseMap::new();
+        let mut model: HashMap<Entity, u64> = HashMap::new();
+        for step in 0..50_000u64 {
+            match rng.below(10) {
+                0 | 1 => live.push(entities.alloc()),
+                2 if !live.is_empty() => {
+                    // despawn: the world purges before freeing the index
+                    let e = live.swap_remove(rng.below(live.len()));
+                    let (value, queued) = map.purge(e);
+                    assert_eq!(value, model.remove(&e));
+                    assert_eq!(queued, None);
+                    entities.free(e);
+                }
+                3..=5 if !live.is_empty() => {
+                    let e = live[rng.below(live.len())];
+                    assert_eq!(map.insert(e, step), model.insert(e, step));
+                }
+                6 | 7 if !live.is_empty() => {
+                    let e = live[rng.below(live.len())];
+                    assert_eq!(map.remove(e), model.remove(&e));
+                }
+                8 if !live.is_empty() => {
+                    let e = live[rng.below(live.len())];
+                    if let Some(v) = map.get_mut(e) {
+                        *v += 1;
+                        *model.get_mut(&e).unwrap() += 1;
+                    }
+                }
+                _ => {
+                    // a batch of queued changes and a sync point
+                    let mut removes = Vec::new();
+                    let mut adds = Vec::new();
+                    for _ in 0..rng.below(8) {
+                        if live.is_empty() {
+                            break;
+                        }
+                        let e = live[rng.below(live.len())];
+                        if rng.below(2) == 0 {
+                            map.queue_remove(e);
+                            removes.push(e);
+                        } else if map.queue_add(e, step).is_ok() {
+                            adds.push(e);
+                        }
+                    }
+                    map.apply_removals();
+                    map.apply_additions();
+                    for e in removes {
+                        model.remove(&e);
+                    }
+                    for e in adds {
+                        model.insert(e, step);
+                    }
+                }
+            }
+            assert_eq!(map.len(), model.len());
+            if step % 1000 == 0 {
+                map.assert_invariants();
+            }
+        }
+        map.assert_invariants();
+        for (&e, v) in &model {
+            assert_eq!(map.get(e), Some(v));
+        }
+        for (e, v) in map.iter() {
+            assert_eq!(model.get(&e), Some(v));
+        }
+    }
+}
