@@ -71,8 +71,11 @@
    `pub SparseMap<C>` field per component, and a handful of trait impls whose
    bodies are one-line forwards to those fields:
 
-   * `Contains<C>` for each component: `INDEX` (the field's position, used to
-     reject duplicates at compile time) and access to the field;
+   * `Component<W>` for each component `C`: `INDEX` (the field's position,
+     used to reject duplicates at compile time) and access to the field.
+     `W: Contains<C>` follows from it by one blanket impl. (The impls sit on
+     the component side so that rustc never guesses `C` from a world's only
+     impl: see the `Component` docs.)
    * `World`: the allocator, plus five hidden hooks that touch every field
      (detach one entity's components, apply queued removals/additions, take
      everything for `clear`, check invariants).
@@ -80,8 +83,8 @@
    Every user-facing method is a provided method of `World` (src/world.rs),
    generic over `C` with the bound `Self: Contains<C>`: ordinary Rust that is
    type-checked once, documented once and tested here. The bound is what
-   makes a missing component a compile error, and `Contains` carries the
-   `#[diagnostic::on_unimplemented]` message.
+   makes a missing component a compile error, and `Component`/`Contains`
+   carry the `#[diagnostic::on_unimplemented]` message.
 
    Generated code spells every path `$crate::__private::…` or `$crate::…`, so
    a user crate needs neither `paste` nor `static_assertions`, and nothing it
@@ -109,7 +112,7 @@ pub use crate::error::{AddError, AddErrorKind, SpawnError};
 pub use crate::query::{Query, QueryIter};
 pub use crate::schedule::Schedule;
 pub use crate::sparse_map::SparseMap;
-pub use crate::world::{Bundle, Contains, World};
+pub use crate::world::{Bundle, Component, Contains, World};
 
 /// Everything a game needs in scope: `use typed_ecs::prelude::*;`.
 ///
@@ -125,7 +128,7 @@ pub use crate::world::{Bundle, Contains, World};
 /// ```
 pub mod prelude {
     pub use crate::world;
-    pub use crate::{Bundle, Contains, Entity, Query, Schedule, SparseMap, World};
+    pub use crate::{Bundle, Component, Contains, Entity, Query, Schedule, SparseMap, World};
 }
 
 /// What `world!` expansions use. Not public API: no stability promises.
@@ -144,6 +147,34 @@ pub mod __private {
 
     /// One storage's part of a cleared world: its values and queued adds.
     pub type Taken<T> = (Vec<T>, Vec<T>);
+
+    /// The position of `field` in `fields`: a component's `INDEX`. Evaluated
+    /// at compile time; `field` is always present.
+    pub const fn field_index(fields: &[&str], field: &str) -> usize {
+        let mut i = 0;
+        while i < fields.len() {
+            if str_eq(fields[i], field) {
+                return i;
+            }
+            i += 1;
+        }
+        panic!("world!: a field is missing from its own field list")
+    }
+
+    const fn str_eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
 
     /// Detaches `entity`'s value and queued add, to be dropped later.
     #[inline]
@@ -169,6 +200,11 @@ pub mod __private {
         map.take_all()
     }
 }
+
+/// The README's examples, run as doc tests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 /// A small seeded generator for the unit tests' random runs.
 #[cfg(test)]

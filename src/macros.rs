@@ -3,7 +3,7 @@
 //! The public macro only parses the user's syntax (two forms) and hands a
 //! normalised field list to `__world_declare!`. That helper emits the struct
 //! and, inside one `const _: () = { … };`, the constructors, the `World` impl
-//! (a few one-line hooks over all fields) and one `Contains<C>` impl per
+//! (a few one-line hooks over all fields) and one `Component<World>` impl per
 //! component. Every behaviour lives in `src/`, in ordinary generic Rust.
 
 /// Declares a world: a struct with an entity allocator and one
@@ -62,17 +62,23 @@
 /// ```
 ///
 /// In both forms, attributes and doc comments on the struct (and, in the
-/// second form, on fields) are kept. Every field is `pub`; the allocator is
+/// second form, on fields) are kept. `Default` is generated, so do not derive
+/// it; `Debug` and `Clone` can be derived when every component has them. Every field is `pub`; the allocator is
 /// the `pub entities` field, so no component field may be named `entities`.
 /// Each component type may appear once: a type listed twice is a compile
-/// error (conflicting `Contains` impls).
+/// error (conflicting `Component` impls).
+///
+/// Field names in the first form come from `paste`'s snake_case, which splits
+/// at every capital: `HttpServer` becomes `http_server`, but `HTTPServer`
+/// becomes `h_t_t_p_server`. Use the second form to choose names.
 ///
 /// What one declaration generates, for a world `W` with components `A`, `B`:
 ///
 /// * `pub struct W { pub entities: EntityAllocator, pub a: SparseMap<A>, pub b: SparseMap<B> }`;
 /// * `W::new()`, `W::with_capacity(n)` and `Default`;
 /// * `impl World for W` (all the world methods: `spawn`, `add`, `query`, …);
-/// * `impl Contains<A> for W` and `impl Contains<B> for W`.
+/// * `impl Component<W> for A` and `impl Component<W> for B`, which give
+///   `W: Contains<A> + Contains<B>`.
 #[macro_export]
 macro_rules! world {
     // `world! { pub struct W<A, B, C>; }`
@@ -134,10 +140,13 @@ macro_rules! __world_declare {
             )+
         }
 
-        #[allow(dead_code, non_camel_case_types, unused_qualifications, clippy::all, clippy::pedantic)]
+        // The reviewed allow list: a private world may never call `new` or
+        // `with_capacity` (dead_code), and every path is spelled in full so
+        // nothing in the user's scope can shadow it (unused_qualifications).
+        #[allow(dead_code, unused_qualifications)]
         const _: () = {
-            /// The position of each component's field: `Contains::INDEX`.
-            enum __Field { $($field,)+ }
+            /// The field names in order: `Component::INDEX` is a position here.
+            const __FIELDS: &[&str] = &[$($crate::__private::core::stringify!($field)),+];
 
             impl $name {
                 /// An empty world.
@@ -212,16 +221,17 @@ macro_rules! __world_declare {
             }
 
             $(
-                impl $crate::Contains<$ty> for $name {
-                    const INDEX: usize = __Field::$field as usize;
+                impl $crate::Component<$name> for $ty {
+                    const INDEX: usize =
+                        $crate::__private::field_index(__FIELDS, $crate::__private::core::stringify!($field));
 
                     #[inline]
-                    fn sparse_map(&self) -> &$crate::SparseMap<$ty> {
-                        &self.$field
+                    fn storage(world: &$name) -> &$crate::SparseMap<$ty> {
+                        &world.$field
                     }
                     #[inline]
-                    fn sparse_map_mut(&mut self) -> &mut $crate::SparseMap<$ty> {
-                        &mut self.$field
+                    fn storage_mut(world: &mut $name) -> &mut $crate::SparseMap<$ty> {
+                        &mut world.$field
                     }
                 }
             )+

@@ -14,7 +14,7 @@ mod tests {
     #[test]
     fn library_links() {
         let mut world = BenchWorld::new();
-        world.spawn_with((Position(1.0),));
-        assert_eq!(world.size::<Position>(), 1);
+        let e = world.spawn_with((Position(1.0),));
+        assert_eq!(world.get::<Position>(e).map(|p| p.0), Some(1.0));
     }
 }
