@@ -96,9 +96,10 @@
 #![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
 
 extern crate alloc;
-#[cfg(test)]
+#[cfg(any(test, feature = "std"))]
 extern crate std;
 
+pub mod commands;
 pub mod entity;
 pub mod error;
 mod macros;
@@ -107,9 +108,10 @@ pub mod schedule;
 pub mod sparse_map;
 mod world;
 
+pub use crate::commands::{ApplyReport, Commands};
 pub use crate::entity::{Entity, EntityAllocator};
 pub use crate::error::{AddError, AddErrorKind, SpawnError};
-pub use crate::query::{Query, QueryIter};
+pub use crate::query::{join, Join, Query, QueryIter, QueryMut, With, Without};
 pub use crate::schedule::Schedule;
 pub use crate::sparse_map::SparseMap;
 pub use crate::world::{Bundle, Component, Contains, World};
@@ -128,7 +130,10 @@ pub use crate::world::{Bundle, Component, Contains, World};
 /// ```
 pub mod prelude {
     pub use crate::world;
-    pub use crate::{Bundle, Component, Contains, Entity, Query, Schedule, SparseMap, World};
+    pub use crate::{
+        Bundle, Commands, Component, Contains, Entity, Query, QueryMut, Schedule, SparseMap, With,
+        Without, World,
+    };
 }
 
 /// What `world!` expansions use. Not public API: no stability promises.
@@ -192,6 +197,53 @@ pub mod __private {
     #[inline]
     pub fn apply_additions<T>(map: &mut SparseMap<T>) {
         map.apply_additions();
+    }
+
+    /// A new allocator, for `W::new()`.
+    #[inline]
+    pub const fn new_allocator() -> crate::EntityAllocator {
+        crate::EntityAllocator::new()
+    }
+
+    /// A new allocator with room for `capacity` entities, for `W::with_capacity`.
+    #[inline]
+    pub fn allocator_with_capacity(capacity: usize) -> crate::EntityAllocator {
+        crate::EntityAllocator::with_capacity(capacity)
+    }
+
+    /// Takes one storage out of a world's split borrow. Each component's part
+    /// is taken at most once per query: queries naming a component twice are
+    /// rejected at compile time.
+    #[inline]
+    pub fn take_part<'a, T>(part: &mut Option<&'a mut SparseMap<T>>) -> &'a mut SparseMap<T> {
+        part.take()
+            .expect("typed_ecs: a query took one storage twice, which the compile-time check should prevent")
+    }
+
+    pub use crate::commands::{ApplyReport, Queue, Resolver};
+
+    /// Applies one command queue's removals to its storage.
+    #[inline]
+    pub fn apply_command_removals<T>(
+        entities: &crate::EntityAllocator,
+        storage: &mut SparseMap<T>,
+        queue: &mut Queue<T>,
+        resolver: &Resolver<'_>,
+        report: &mut ApplyReport,
+    ) {
+        crate::commands::apply_removals(entities, storage, queue, resolver, report);
+    }
+
+    /// Applies one command queue's additions to its storage.
+    #[inline]
+    pub fn apply_command_additions<T>(
+        entities: &crate::EntityAllocator,
+        storage: &mut SparseMap<T>,
+        queue: &mut Queue<T>,
+        resolver: &Resolver<'_>,
+        report: &mut ApplyReport,
+    ) {
+        crate::commands::apply_additions(entities, storage, queue, resolver, report);
     }
 
     /// Empties `map` and its queues, returning the values to be dropped later.

@@ -129,7 +129,7 @@ macro_rules! __world_declare {
               "` in the field `", $crate::__private::core::stringify!($field), "`",)+
         )]
         $vis struct $name {
-            /// The entity allocator: which entities are alive, and their generations.
+            /// Which entities are alive, and their generations (read-only).
             pub entities: $crate::EntityAllocator,
             $(
                 #[doc = $crate::__private::core::concat!(
@@ -154,7 +154,7 @@ macro_rules! __world_declare {
                 #[inline]
                 $vis fn new() -> Self {
                     Self {
-                        entities: $crate::EntityAllocator::new(),
+                        entities: $crate::__private::new_allocator(),
                         $($field: $crate::SparseMap::new(),)+
                     }
                 }
@@ -164,8 +164,26 @@ macro_rules! __world_declare {
                 #[must_use]
                 $vis fn with_capacity(capacity: usize) -> Self {
                     Self {
-                        entities: $crate::EntityAllocator::with_capacity(capacity),
+                        entities: $crate::__private::allocator_with_capacity(capacity),
                         $($field: $crate::SparseMap::with_capacity(capacity),)+
+                    }
+                }
+            }
+
+            /// The world split into disjoint borrows, one per component.
+            pub struct __Parts<'a> {
+                $($field: $crate::__private::core::option::Option<&'a mut $crate::SparseMap<$ty>>,)+
+            }
+
+            /// One command queue per component.
+            pub struct __Queues {
+                $($field: $crate::__private::Queue<$ty>,)+
+            }
+
+            impl $crate::__private::core::default::Default for __Queues {
+                fn default() -> Self {
+                    Self {
+                        $($field: $crate::__private::core::default::Default::default(),)+
                     }
                 }
             }
@@ -182,6 +200,8 @@ macro_rules! __world_declare {
                 const COMPONENT_NAMES: &'static [&'static str] =
                     &[$($crate::__private::core::stringify!($ty)),+];
 
+                type __Parts<'a> = __Parts<'a>;
+                type __Queues = __Queues;
                 type __Removed = ($($crate::__private::core::option::Option<$ty>,)+);
                 type __Purged = ($($crate::__private::Purged<$ty>,)+);
                 type __Taken = ($($crate::__private::Taken<$ty>,)+);
@@ -209,6 +229,25 @@ macro_rules! __world_declare {
                 fn __take_all(&mut self) -> Self::__Taken {
                     ($($crate::__private::take_all(&mut self.$field),)+)
                 }
+                #[inline]
+                fn __parts(&mut self) -> __Parts<'_> {
+                    __Parts {
+                        $($field: $crate::__private::core::option::Option::Some(&mut self.$field),)+
+                    }
+                }
+                fn __apply_commands(
+                    &mut self,
+                    queues: &mut __Queues,
+                    resolver: &$crate::__private::Resolver<'_>,
+                    report: &mut $crate::__private::ApplyReport,
+                ) {
+                    $($crate::__private::apply_command_removals(
+                        &self.entities, &mut self.$field, &mut queues.$field, resolver, report,
+                    );)+
+                    $($crate::__private::apply_command_additions(
+                        &self.entities, &mut self.$field, &mut queues.$field, resolver, report,
+                    );)+
+                }
                 fn __check_storages(
                     &self,
                     check: &mut dyn $crate::__private::core::ops::FnMut(&'static str, &[$crate::Entity]),
@@ -232,6 +271,17 @@ macro_rules! __world_declare {
                     #[inline]
                     fn storage_mut(world: &mut $name) -> &mut $crate::SparseMap<$ty> {
                         &mut world.$field
+                    }
+                    #[inline]
+                    fn __take<'a>(parts: &mut __Parts<'a>) -> &'a mut $crate::SparseMap<$ty>
+                    where
+                        $name: 'a,
+                    {
+                        $crate::__private::take_part(&mut parts.$field)
+                    }
+                    #[inline]
+                    fn __queue(queues: &mut __Queues) -> &mut $crate::__private::Queue<$ty> {
+                        &mut queues.$field
                     }
                 }
             )+

@@ -1,21 +1,145 @@
-//! Queries: iterate the entities that have every component in a set.
+//! Queries: visit the entities that have a set of components.
 //!
-//! A query type (`&A`, or a tuple such as `(&A, &B)`) names what to read. It
-//! is turned into a [`Fetch`]: the storages it reads, borrowed from the world.
-//! Iteration walks the entities of the *smallest* storage in the query (the
-//! driver) and looks each one up in the others, so its cost follows the
-//! rarest component, not the world's size.
+//! A query *type* names what to visit: `&A`, `&mut A`, `Option<&A>`,
+//! `Option<&mut A>`, the filters [`With<A>`] and [`Without<A>`], or a tuple of
+//! those. It is turned into a *fetch*: the storages it reads or writes,
+//! borrowed from the world. Iteration walks the entities of the smallest
+//! storage every result must have (the *driver*) and looks each one up in the
+//! others, so its cost follows the rarest required component, not the
+//! world's size.
+//!
+//! * [`World::query`](crate::World::query) is read-only and yields a plain
+//!   iterator, [`QueryIter`].
+//! * [`World::query_mut`](crate::World::query_mut) may write and yields a
+//!   [`Join`]; so does [`join`], which takes storages you borrowed yourself
+//!   (`join((&mut world.pos, &world.vel))`), leaving the world's other fields
+//!   free.
+//!
+//! # What a [`Join`] can do, in safe code
+//!
+//! * `for_each(|entity, items| …)` works for every query. It is the fastest
+//!   way to run one, and is driven by the smallest required storage.
+//! * A `for` loop works when the **first** element is `&mut C` and the rest
+//!   only read (`&B`, `Option<&B>`, `With`, `Without`), or when the whole query
+//!   only reads. The loop is then driven by `C`'s storage, whose values are
+//!   handed out in order. Any other shape needs two `&mut` into storages at
+//!   once, which safe code cannot hand out from an iterator: use `for_each`.
+//! * `par_for_each` (feature `rayon`) works for the same shapes as `for`,
+//!   splitting the first storage's dense range across threads.
+//!
+//! # Compile-time checks
+//!
+//! The same component twice in one mutable query (`(&mut A, &A)`,
+//! `(&mut A, Option<&mut A>)`, `(&A, With<A>)`) is a compile error, as is a
+//! query with no required component (only `Option`s and `Without`s). Both are
+//! checked by constants evaluated when the code is generated, so they show
+//! up in `cargo build` and `cargo test` rather than `cargo check`.
 
+use core::marker::PhantomData;
 use core::slice;
 
-use crate::world::Contains;
-use crate::{Entity, SparseMap};
+use crate::sparse_map::ViewMut;
+use crate::world::{all_distinct, Contains};
+use crate::{Entity, SparseMap, World};
 
-/// The storages a query reads, borrowed for `'w`, and how to read one
-/// entity's items from them.
+// ---------------------------------------------------------------------------
+// Markers and wrappers
+// ---------------------------------------------------------------------------
+
+/// Filter: only entities that have a `C`. Yields `()`.
 ///
-/// Implemented for `&SparseMap<C>` and for tuples of fetches. You rarely name
-/// it: [`World::query`](crate::World::query) builds one from a query type.
+/// In a query type, `With<C>` names a component; in a [`join`],
+/// `With(&world.c)` wraps the storage.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(i32);
+/// struct Player;
+/// world! { struct Game<Pos, Player>; }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(1), Player));
+/// world.spawn_with((Pos(2),));
+/// let mut players = 0;
+/// world.query_mut::<(&mut Pos, With<Player>)>().for_each(|_, (pos, ())| {
+///     pos.0 += 10;
+///     players += 1;
+/// });
+/// assert_eq!(players, 1);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct With<T>(pub T);
+
+/// Filter: only entities that have no `C`. Yields `()`.
+///
+/// In a query type, `Without<C>` names a component; in a [`join`],
+/// `Without(&world.c)` wraps the storage.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(i32);
+/// struct Frozen;
+/// world! { struct Game<Pos, Frozen>; }
+///
+/// let mut world = Game::new();
+/// let moving = world.spawn_with((Pos(1),));
+/// let frozen = world.spawn_with((Pos(1), Frozen));
+/// for (_, (pos, ())) in world.query_mut::<(&mut Pos, Without<Frozen>)>() {
+///     pos.0 += 1;
+/// }
+/// assert_eq!(world.get::<Pos>(moving).unwrap().0, 2);
+/// assert_eq!(world.get::<Pos>(frozen).unwrap().0, 1);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Without<T>(pub T);
+
+/// An optional storage in a [`join`]: yields `Some(item)` when the entity has
+/// the component and `None` otherwise, and never excludes an entity. The
+/// query-type spelling is `Option<&C>` / `Option<&mut C>`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::{join, Maybe};
+///
+/// struct Pos(i32);
+/// struct Boost(i32);
+/// world! { struct Game<Pos, Boost>; }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0), Boost(5)));
+/// world.spawn_with((Pos(0),));
+/// join((&mut world.pos, Maybe(&world.boost))).for_each(|_, (pos, boost)| {
+///     pos.0 += boost.map_or(1, |b| b.0);
+/// });
+/// let mut totals: Vec<i32> = world.pos.values().iter().map(|p| p.0).collect();
+/// totals.sort();
+/// assert_eq!(totals, [1, 5]);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Maybe<T>(pub T);
+
+/// Returns whichever of two candidate driver slices is shorter.
+#[inline]
+fn shorter<'w>(a: Option<&'w [Entity]>, b: Option<&'w [Entity]>) -> Option<&'w [Entity]> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if b.len() < a.len() { b } else { a }),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Read-only fetches and queries
+// ---------------------------------------------------------------------------
+
+/// The storages a read-only query reads, borrowed for `'w`, and how to read
+/// one entity's items from them.
+///
+/// Implemented for `&SparseMap<C>`, [`Maybe`], [`With`] and [`Without`] of
+/// one, and tuples of fetches. [`World::query`](crate::World::query) builds
+/// one from a query type; [`join`] takes one you built.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -32,14 +156,14 @@ use crate::{Entity, SparseMap};
 /// assert_eq!((pos.0, vel.0), (1, 2));
 /// ```
 pub trait Fetch<'w>: Copy {
-    /// What one entity yields: `&'w C`, or a tuple of items.
+    /// What one entity yields: `&'w C`, `Option<&'w C>`, `()`, or a tuple.
     type Item;
 
     /// The entities to iterate: the smallest dense entity array among the
     /// storages this fetch requires, or `None` if it requires none.
     fn driver(&self) -> Option<&'w [Entity]>;
 
-    /// The items of `entity`, or `None` if it lacks a required component.
+    /// The items of `entity`, or `None` if it does not match.
     fn fetch(&self, entity: Entity) -> Option<Self::Item>;
 }
 
@@ -57,8 +181,51 @@ impl<'w, C> Fetch<'w> for &'w SparseMap<C> {
     }
 }
 
-/// A read-only query over a world `W`: `&C` for a component `C` of `W`, or a
-/// tuple of up to 12 queries.
+impl<'w, F: Fetch<'w>> Fetch<'w> for Maybe<F> {
+    type Item = Option<F::Item>;
+
+    #[inline]
+    fn driver(&self) -> Option<&'w [Entity]> {
+        None
+    }
+
+    #[inline]
+    fn fetch(&self, entity: Entity) -> Option<Self::Item> {
+        Some(self.0.fetch(entity))
+    }
+}
+
+impl<'w, C> Fetch<'w> for With<&'w SparseMap<C>> {
+    type Item = ();
+
+    #[inline]
+    fn driver(&self) -> Option<&'w [Entity]> {
+        Some(self.0.entities())
+    }
+
+    #[inline]
+    fn fetch(&self, entity: Entity) -> Option<()> {
+        self.0.contains(entity).then_some(())
+    }
+}
+
+impl<'w, C> Fetch<'w> for Without<&'w SparseMap<C>> {
+    type Item = ();
+
+    #[inline]
+    fn driver(&self) -> Option<&'w [Entity]> {
+        None
+    }
+
+    #[inline]
+    fn fetch(&self, entity: Entity) -> Option<()> {
+        (!self.0.contains(entity)).then_some(())
+    }
+}
+
+/// A read-only query over a world `W`: `&C`, `Option<&C>`, [`With<C>`] or
+/// [`Without<C>`] for components `C` of `W`, or a tuple of up to 12 queries
+/// (tuples nest).
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -76,15 +243,22 @@ impl<'w, C> Fetch<'w> for &'w SparseMap<C> {
 /// world.spawn_with((Pos(1),));
 /// assert_eq!(count::<&Pos>(&world), 2);
 /// assert_eq!(count::<(&Pos, &Vel)>(&world), 1);
+/// assert_eq!(count::<(&Pos, Option<&Vel>)>(&world), 2);
+/// assert_eq!(count::<(&Pos, Without<Vel>)>(&world), 1);
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a query over `{W}`",
     label = "not a query over `{W}`",
-    note = "a query is `&C` for a component `C` of `{W}`, or a tuple of up to 12 of them, such as `(&A, &B)`"
+    note = "a query is `&C`, `Option<&C>`, `With<C>` or `Without<C>` for a component `C` of `{W}`, \
+            or a tuple of up to 12 of them, such as `(&A, &B)`"
 )]
 pub trait Query<'w, W> {
     /// The borrowed storages.
     type Fetch: Fetch<'w>;
+
+    /// `true` if the query has a component every result must have (`&C` or
+    /// `With<C>`), which drives the iteration.
+    const REQUIRED: bool;
 
     /// Borrows the storages from `world`.
     fn fetch(world: &'w W) -> Self::Fetch;
@@ -92,6 +266,7 @@ pub trait Query<'w, W> {
 
 impl<'w, W: Contains<C>, C: 'w> Query<'w, W> for &'w C {
     type Fetch = &'w SparseMap<C>;
+    const REQUIRED: bool = true;
 
     #[inline]
     fn fetch(world: &'w W) -> Self::Fetch {
@@ -99,68 +274,42 @@ impl<'w, W: Contains<C>, C: 'w> Query<'w, W> for &'w C {
     }
 }
 
-/// Returns whichever of two candidate driver slices is shorter.
-#[inline]
-fn shorter<'w>(a: Option<&'w [Entity]>, b: Option<&'w [Entity]>) -> Option<&'w [Entity]> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(if b.len() < a.len() { b } else { a }),
-        (a, None) => a,
-        (None, b) => b,
+impl<'w, W: Contains<C>, C: 'w> Query<'w, W> for Option<&'w C> {
+    type Fetch = Maybe<&'w SparseMap<C>>;
+    const REQUIRED: bool = false;
+
+    #[inline]
+    fn fetch(world: &'w W) -> Self::Fetch {
+        Maybe(world.sparse_map())
     }
 }
 
-macro_rules! impl_query_tuple {
-    ($($q:ident),+) => {
-        impl<'w, $($q: Fetch<'w>),+> Fetch<'w> for ($($q,)+) {
-            type Item = ($($q::Item,)+);
+impl<'w, W: Contains<C>, C: 'w> Query<'w, W> for With<C> {
+    type Fetch = With<&'w SparseMap<C>>;
+    const REQUIRED: bool = true;
 
-            #[inline]
-            fn driver(&self) -> Option<&'w [Entity]> {
-                #[allow(non_snake_case)]
-                let ($($q,)+) = self;
-                let driver = None;
-                $(let driver = shorter(driver, $q.driver());)+
-                driver
-            }
-
-            #[inline]
-            fn fetch(&self, entity: Entity) -> Option<Self::Item> {
-                #[allow(non_snake_case)]
-                let ($($q,)+) = self;
-                Some(($($q.fetch(entity)?,)+))
-            }
-        }
-
-        impl<'w, W, $($q: Query<'w, W>),+> Query<'w, W> for ($($q,)+) {
-            type Fetch = ($($q::Fetch,)+);
-
-            #[inline]
-            fn fetch(world: &'w W) -> Self::Fetch {
-                ($($q::fetch(world),)+)
-            }
-        }
-    };
+    #[inline]
+    fn fetch(world: &'w W) -> Self::Fetch {
+        With(world.sparse_map())
+    }
 }
 
-impl_query_tuple!(Q0);
-impl_query_tuple!(Q0, Q1);
-impl_query_tuple!(Q0, Q1, Q2);
-impl_query_tuple!(Q0, Q1, Q2, Q3);
-impl_query_tuple!(Q0, Q1, Q2, Q3, Q4);
-impl_query_tuple!(Q0, Q1, Q2, Q3, Q4, Q5);
-impl_query_tuple!(Q0, Q1, Q2, Q3, Q4, Q5, Q6);
-impl_query_tuple!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7);
-impl_query_tuple!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8);
-impl_query_tuple!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9);
-impl_query_tuple!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9, Q10);
-impl_query_tuple!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9, Q10, Q11);
+impl<'w, W: Contains<C>, C: 'w> Query<'w, W> for Without<C> {
+    type Fetch = Without<&'w SparseMap<C>>;
+    const REQUIRED: bool = false;
 
-/// Iterator over the results of a query: `(Entity, items)` for every entity
-/// that has all the query's components. Made by
-/// [`World::query`](crate::World::query).
+    #[inline]
+    fn fetch(world: &'w W) -> Self::Fetch {
+        Without(world.sparse_map())
+    }
+}
+
+/// Iterator over the results of a read-only query: `(Entity, items)` for
+/// every entity that matches. Made by [`World::query`](crate::World::query),
+/// or by iterating a read-only [`Join`].
 ///
-/// Order follows the driving (smallest) storage's dense order and is not
-/// otherwise promised.
+/// Order follows the driving (smallest required) storage's dense order and
+/// is not otherwise promised.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -212,3 +361,846 @@ impl<'w, F: Fetch<'w>> Iterator for QueryIter<'w, F> {
 }
 
 impl<'w, F: Fetch<'w>> core::iter::FusedIterator for QueryIter<'w, F> {}
+
+// ---------------------------------------------------------------------------
+// Mutable fetches
+// ---------------------------------------------------------------------------
+
+/// The storages a query reads or writes, borrowed for `'w`, and how to get
+/// one entity's items from them.
+///
+/// Items borrow from the fetch (`Item<'a>`), which is what lets a query hand
+/// out `&mut` to several storages in safe code: one entity at a time.
+/// Implemented for `&SparseMap<C>`, [`ViewMut<C>`](ViewMut), [`Maybe`],
+/// [`With`], [`Without`] and tuples of them. Components are `'static`, as
+/// every world's are.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::FetchMut;
+/// use typed_ecs::sparse_map::ViewMut;
+///
+/// struct Pos(i32);
+/// struct Vel(i32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// let mut world = Game::new();
+/// let e = world.spawn_with((Pos(1), Vel(2)));
+/// let mut fetch = (ViewMut::from(&mut world.pos), &world.vel);
+/// let (pos, vel) = fetch.fetch(e).unwrap();
+/// pos.0 += vel.0;
+/// assert_eq!(world.pos.get(e).unwrap().0, 3);
+/// ```
+pub trait FetchMut<'w> {
+    /// What one entity yields, borrowed from the fetch for `'a`.
+    type Item<'a>;
+
+    /// The entities to iterate: the smallest dense entity array among the
+    /// storages this fetch requires, or `None` if it requires none.
+    fn driver(&self) -> Option<&'w [Entity]>;
+
+    /// The items of `entity`, or `None` if it does not match.
+    fn fetch(&mut self, entity: Entity) -> Option<Self::Item<'_>>;
+
+    /// The items of `entity` for the whole of `'w`, consuming the fetch.
+    fn fetch_owned(self, entity: Entity) -> Option<Self::Item<'w>>;
+}
+
+impl<'w, C: 'static> FetchMut<'w> for &'w SparseMap<C> {
+    type Item<'a> = &'w C;
+
+    #[inline]
+    fn driver(&self) -> Option<&'w [Entity]> {
+        Some(self.entities())
+    }
+
+    #[inline]
+    fn fetch(&mut self, entity: Entity) -> Option<&'w C> {
+        self.get(entity)
+    }
+
+    #[inline]
+    fn fetch_owned(self, entity: Entity) -> Option<&'w C> {
+        self.get(entity)
+    }
+}
+
+impl<'w, C: 'static> FetchMut<'w> for ViewMut<'w, C> {
+    type Item<'a> = &'a mut C;
+
+    #[inline]
+    fn driver(&self) -> Option<&'w [Entity]> {
+        Some(self.entities())
+    }
+
+    #[inline]
+    fn fetch(&mut self, entity: Entity) -> Option<&mut C> {
+        self.get_mut(entity)
+    }
+
+    #[inline]
+    fn fetch_owned(self, entity: Entity) -> Option<&'w mut C> {
+        self.into_mut(entity)
+    }
+}
+
+impl<'w, F: FetchMut<'w>> FetchMut<'w> for Maybe<F> {
+    type Item<'a> = Option<F::Item<'a>>;
+
+    #[inline]
+    fn driver(&self) -> Option<&'w [Entity]> {
+        None
+    }
+
+    #[inline]
+    fn fetch(&mut self, entity: Entity) -> Option<Self::Item<'_>> {
+        Some(self.0.fetch(entity))
+    }
+
+    #[inline]
+    fn fetch_owned(self, entity: Entity) -> Option<Self::Item<'w>> {
+        Some(self.0.fetch_owned(entity))
+    }
+}
+
+impl<'w, C: 'static> FetchMut<'w> for With<&'w SparseMap<C>> {
+    type Item<'a> = ();
+
+    #[inline]
+    fn driver(&self) -> Option<&'w [Entity]> {
+        Fetch::driver(self)
+    }
+
+    #[inline]
+    fn fetch(&mut self, entity: Entity) -> Option<()> {
+        Fetch::fetch(self, entity)
+    }
+
+    #[inline]
+    fn fetch_owned(self, entity: Entity) -> Option<()> {
+        Fetch::fetch(&self, entity)
+    }
+}
+
+impl<'w, C: 'static> FetchMut<'w> for Without<&'w SparseMap<C>> {
+    type Item<'a> = ();
+
+    #[inline]
+    fn driver(&self) -> Option<&'w [Entity]> {
+        None
+    }
+
+    #[inline]
+    fn fetch(&mut self, entity: Entity) -> Option<()> {
+        Fetch::fetch(self, entity)
+    }
+
+    #[inline]
+    fn fetch_owned(self, entity: Entity) -> Option<()> {
+        Fetch::fetch(&self, entity)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Turning borrowed storages into fetches: `join`
+// ---------------------------------------------------------------------------
+
+/// Storages you borrowed yourself, ready to be joined: `&SparseMap<C>`,
+/// `&mut SparseMap<C>`, `Maybe(&map)`, `Maybe(&mut map)`, `With(&map)`,
+/// `Without(&map)`, or a tuple of up to 8 of them. See [`join`].
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::{join, IntoFetch};
+///
+/// struct Pos(i32);
+/// world! { struct Game<Pos>; }
+///
+/// fn total<'w>(storages: impl IntoFetch<'w, Fetch = &'w SparseMap<Pos>>) -> i32 {
+///     join(storages).into_iter().map(|(_, pos)| pos.0).sum()
+/// }
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(4),));
+/// assert_eq!(total(&world.pos), 4);
+/// ```
+pub trait IntoFetch<'w> {
+    /// The fetch these storages become.
+    type Fetch: FetchMut<'w>;
+
+    /// Converts the borrows into a fetch.
+    fn into_fetch(self) -> Self::Fetch;
+}
+
+impl<'w, C: 'static> IntoFetch<'w> for &'w SparseMap<C> {
+    type Fetch = &'w SparseMap<C>;
+
+    #[inline]
+    fn into_fetch(self) -> Self::Fetch {
+        self
+    }
+}
+
+impl<'w, C: 'static> IntoFetch<'w> for &'w mut SparseMap<C> {
+    type Fetch = ViewMut<'w, C>;
+
+    #[inline]
+    fn into_fetch(self) -> Self::Fetch {
+        self.view_mut()
+    }
+}
+
+impl<'w, C: 'static> IntoFetch<'w> for ViewMut<'w, C> {
+    type Fetch = ViewMut<'w, C>;
+
+    #[inline]
+    fn into_fetch(self) -> Self::Fetch {
+        self
+    }
+}
+
+impl<'w, T: IntoFetch<'w>> IntoFetch<'w> for Maybe<T> {
+    type Fetch = Maybe<T::Fetch>;
+
+    #[inline]
+    fn into_fetch(self) -> Self::Fetch {
+        Maybe(self.0.into_fetch())
+    }
+}
+
+impl<'w, C: 'static> IntoFetch<'w> for With<&'w SparseMap<C>> {
+    type Fetch = Self;
+
+    #[inline]
+    fn into_fetch(self) -> Self::Fetch {
+        self
+    }
+}
+
+impl<'w, C: 'static> IntoFetch<'w> for Without<&'w SparseMap<C>> {
+    type Fetch = Self;
+
+    #[inline]
+    fn into_fetch(self) -> Self::Fetch {
+        self
+    }
+}
+
+/// Joins storages you borrowed yourself, so a system can query some fields
+/// of the world while using others. The compiler checks that the borrows do
+/// not overlap: `join((&mut world.pos, &world.pos))` does not compile.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::join;
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// struct Log(Vec<String>);
+/// world! { struct Game<Pos, Vel, Log>; }
+///
+/// let mut world = Game::new();
+/// let e = world.spawn_with((Pos(0.0), Vel(2.0)));
+/// let logger = world.spawn_with((Log(Vec::new()),));
+///
+/// // Borrow three fields at once: two for the join, one on the side.
+/// let log = world.log.get_mut(logger).unwrap();
+/// join((&mut world.pos, &world.vel)).for_each(|entity, (pos, vel)| {
+///     pos.0 += vel.0;
+///     log.0.push(format!("{entity:?} moved to {}", pos.0));
+/// });
+/// assert_eq!(world.pos.get(e).unwrap().0, 2.0);
+/// assert_eq!(world.log.get(logger).unwrap().0, ["0v1 moved to 2"]);
+/// ```
+///
+/// ```compile_fail
+/// # use typed_ecs::prelude::*;
+/// # use typed_ecs::query::join;
+/// # struct Pos(f32);
+/// # world! { struct Game<Pos>; }
+/// let mut world = Game::new();
+/// join((&mut world.pos, &world.pos)).for_each(|_, _| {}); // error: already borrowed
+/// ```
+#[inline]
+pub fn join<'w, T: IntoFetch<'w>>(storages: T) -> Join<'w, T::Fetch> {
+    Join::new(storages.into_fetch())
+}
+
+// ---------------------------------------------------------------------------
+// Mutable query types
+// ---------------------------------------------------------------------------
+
+/// One element of a mutable query: `&C`, `&mut C`, `Option<&C>`,
+/// `Option<&mut C>`, [`With<C>`] or [`Without<C>`], for a component `C` of
+/// `W`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::QueryTerm;
+///
+/// struct Pos(i32);
+/// struct Vel(i32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// assert_eq!(<&mut Vel as QueryTerm<'_, Game>>::INDEX, 1);
+/// assert!(!<Option<&Pos> as QueryTerm<'_, Game>>::REQUIRED);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a query element over `{W}`",
+    label = "not a query element over `{W}`",
+    note = "a mutable query element is `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>` or \
+            `Without<C>` for a component `C` of `{W}`"
+)]
+pub trait QueryTerm<'w, W: World + 'w> {
+    /// The fetch this element becomes.
+    type Fetch: FetchMut<'w>;
+
+    /// The component's storage index in `W` (for the aliasing check).
+    const INDEX: usize;
+
+    /// `true` if every result must have the component (`&C`, `&mut C`,
+    /// `With<C>`).
+    const REQUIRED: bool;
+
+    /// Takes the element's storage out of the world's parts.
+    #[doc(hidden)]
+    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch;
+}
+
+impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for &'w C {
+    type Fetch = &'w SparseMap<C>;
+    const INDEX: usize = <W as Contains<C>>::INDEX;
+    const REQUIRED: bool = true;
+
+    #[inline]
+    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
+        W::__take(parts)
+    }
+}
+
+impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for &'w mut C {
+    type Fetch = ViewMut<'w, C>;
+    const INDEX: usize = <W as Contains<C>>::INDEX;
+    const REQUIRED: bool = true;
+
+    #[inline]
+    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
+        W::__take(parts).view_mut()
+    }
+}
+
+impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Option<&'w C> {
+    type Fetch = Maybe<&'w SparseMap<C>>;
+    const INDEX: usize = <W as Contains<C>>::INDEX;
+    const REQUIRED: bool = false;
+
+    #[inline]
+    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
+        Maybe(W::__take(parts))
+    }
+}
+
+impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Option<&'w mut C> {
+    type Fetch = Maybe<ViewMut<'w, C>>;
+    const INDEX: usize = <W as Contains<C>>::INDEX;
+    const REQUIRED: bool = false;
+
+    #[inline]
+    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
+        Maybe(W::__take(parts).view_mut())
+    }
+}
+
+impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for With<C> {
+    type Fetch = With<&'w SparseMap<C>>;
+    const INDEX: usize = <W as Contains<C>>::INDEX;
+    const REQUIRED: bool = true;
+
+    #[inline]
+    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
+        With(W::__take(parts))
+    }
+}
+
+impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Without<C> {
+    type Fetch = Without<&'w SparseMap<C>>;
+    const INDEX: usize = <W as Contains<C>>::INDEX;
+    const REQUIRED: bool = false;
+
+    #[inline]
+    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
+        Without(W::__take(parts))
+    }
+}
+
+/// A mutable query over a world `W`: one [`QueryTerm`], or a tuple of up to
+/// 8, each component at most once.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(i32);
+/// struct Vel(i32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// fn step<'w, Q>(world: &'w mut Game) -> usize
+/// where
+///     Q: QueryMut<'w, Game>,
+/// {
+///     let mut visited = 0;
+///     world.query_mut::<Q>().for_each(|_, _| visited += 1);
+///     visited
+/// }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0), Vel(1)));
+/// assert_eq!(step::<(&mut Pos, &Vel)>(&mut world), 1);
+/// ```
+///
+/// The same component twice is rejected when the program is built:
+///
+/// ```compile_fail
+/// # use typed_ecs::prelude::*;
+/// # struct Pos(i32);
+/// # world! { struct Game<Pos>; }
+/// let mut world = Game::new();
+/// world.query_mut::<(&mut Pos, &Pos)>().for_each(|_, _| {}); // error
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a mutable query over `{W}`",
+    label = "not a mutable query over `{W}`",
+    note = "a mutable query is one of `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>`, \
+            `Without<C>` for a component `C` of `{W}`, or a tuple of up to 8 of them"
+)]
+pub trait QueryMut<'w, W: World + 'w> {
+    /// The borrowed storages.
+    type Fetch: FetchMut<'w>;
+
+    /// Takes the storages out of the world's parts, after checking at compile
+    /// time that no component appears twice and one is required.
+    #[doc(hidden)]
+    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch;
+}
+
+const NEEDS_REQUIRED: &str =
+    "a query needs at least one component every result has (`&C`, `&mut C` or \
+     `With<C>`); with only `Option` and `Without` it would visit every entity: iterate \
+     `world.entities()` instead";
+
+macro_rules! impl_query_mut_single {
+    ($($term:ty),* $(,)?) => {$(
+        impl<'w, W: Contains<C> + 'w, C: 'static> QueryMut<'w, W> for $term {
+            type Fetch = <$term as QueryTerm<'w, W>>::Fetch;
+
+            #[inline]
+            fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
+                const { assert!(<$term as QueryTerm<'w, W>>::REQUIRED, "{}", NEEDS_REQUIRED) };
+                <$term as QueryTerm<'w, W>>::__fetch(parts)
+            }
+        }
+    )*};
+}
+
+impl_query_mut_single!(
+    &'w C,
+    &'w mut C,
+    Option<&'w C>,
+    Option<&'w mut C>,
+    With<C>,
+    Without<C>
+);
+
+// ---------------------------------------------------------------------------
+// Tuples
+// ---------------------------------------------------------------------------
+
+macro_rules! impl_tuples {
+    ($($q:ident),+) => {
+        impl<'w, $($q: Fetch<'w>),+> Fetch<'w> for ($($q,)+) {
+            type Item = ($($q::Item,)+);
+
+            #[inline]
+            fn driver(&self) -> Option<&'w [Entity]> {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                let driver = None;
+                $(let driver = shorter(driver, $q.driver());)+
+                driver
+            }
+
+            #[inline]
+            fn fetch(&self, entity: Entity) -> Option<Self::Item> {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                Some(($($q.fetch(entity)?,)+))
+            }
+        }
+
+        impl<'w, W, $($q: Query<'w, W>),+> Query<'w, W> for ($($q,)+) {
+            type Fetch = ($($q::Fetch,)+);
+            const REQUIRED: bool = $($q::REQUIRED)||+;
+
+            #[inline]
+            fn fetch(world: &'w W) -> Self::Fetch {
+                ($($q::fetch(world),)+)
+            }
+        }
+    };
+}
+
+macro_rules! impl_mut_tuples {
+    ($($q:ident),+) => {
+        impl<'w, $($q: FetchMut<'w>),+> FetchMut<'w> for ($($q,)+) {
+            type Item<'a> = ($($q::Item<'a>,)+);
+
+            #[inline]
+            fn driver(&self) -> Option<&'w [Entity]> {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                let driver = None;
+                $(let driver = shorter(driver, $q.driver());)+
+                driver
+            }
+
+            #[inline]
+            fn fetch(&mut self, entity: Entity) -> Option<Self::Item<'_>> {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                Some(($($q.fetch(entity)?,)+))
+            }
+
+            #[inline]
+            fn fetch_owned(self, entity: Entity) -> Option<Self::Item<'w>> {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                Some(($($q.fetch_owned(entity)?,)+))
+            }
+        }
+
+        impl<'w, $($q: IntoFetch<'w>),+> IntoFetch<'w> for ($($q,)+) {
+            type Fetch = ($($q::Fetch,)+);
+
+            #[inline]
+            fn into_fetch(self) -> Self::Fetch {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                ($($q.into_fetch(),)+)
+            }
+        }
+
+        impl<'w, W: World + 'w, $($q: QueryTerm<'w, W>),+> QueryMut<'w, W> for ($($q,)+) {
+            type Fetch = ($($q::Fetch,)+);
+
+            #[inline]
+            fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
+                const {
+                    assert!(
+                        all_distinct(&[$($q::INDEX),+]),
+                        "a mutable query names the same component twice: each component may appear \
+                         once (use `&mut C` alone to both read and write it)"
+                    );
+                    assert!($($q::REQUIRED)||+, "{}", NEEDS_REQUIRED);
+                };
+                ($($q::__fetch(parts),)+)
+            }
+        }
+    };
+}
+
+impl_tuples!(Q0);
+impl_tuples!(Q0, Q1);
+impl_tuples!(Q0, Q1, Q2);
+impl_tuples!(Q0, Q1, Q2, Q3);
+impl_tuples!(Q0, Q1, Q2, Q3, Q4);
+impl_tuples!(Q0, Q1, Q2, Q3, Q4, Q5);
+impl_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6);
+impl_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7);
+impl_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8);
+impl_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9);
+impl_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9, Q10);
+impl_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9, Q10, Q11);
+
+impl_mut_tuples!(Q0);
+impl_mut_tuples!(Q0, Q1);
+impl_mut_tuples!(Q0, Q1, Q2);
+impl_mut_tuples!(Q0, Q1, Q2, Q3);
+impl_mut_tuples!(Q0, Q1, Q2, Q3, Q4);
+impl_mut_tuples!(Q0, Q1, Q2, Q3, Q4, Q5);
+impl_mut_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6);
+impl_mut_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7);
+
+// ---------------------------------------------------------------------------
+// Join: running a fetch
+// ---------------------------------------------------------------------------
+
+/// A query ready to run: made by [`World::query_mut`](crate::World::query_mut)
+/// or [`join`].
+///
+/// [`for_each`](Join::for_each) runs any query; a `for` loop and
+/// `par_for_each` work for the shapes listed in the [module docs](self).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0.0), Vel(1.5)));
+///
+/// // Any shape: for_each.
+/// world.query_mut::<(&Vel, &mut Pos)>().for_each(|_, (vel, pos)| pos.0 += vel.0);
+/// // `&mut` first, the rest read-only: a for loop too.
+/// for (_, (pos, vel)) in world.query_mut::<(&mut Pos, &Vel)>() {
+///     pos.0 += vel.0;
+/// }
+/// assert_eq!(world.pos.values()[0].0, 3.0);
+/// ```
+#[derive(Debug)]
+pub struct Join<'w, F> {
+    fetch: F,
+    marker: PhantomData<&'w ()>,
+}
+
+impl<'w, F> Join<'w, F> {
+    #[inline]
+    pub(crate) fn new(fetch: F) -> Self {
+        Join {
+            fetch,
+            marker: PhantomData,
+        }
+    }
+
+    /// The fetch: the borrowed storages.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # use typed_ecs::query::join;
+    /// # struct Pos(f32);
+    /// # world! { struct Game<Pos>; }
+    /// let world = Game::new();
+    /// let storage: &SparseMap<Pos> = join(&world.pos).into_fetch();
+    /// assert!(storage.is_empty());
+    /// ```
+    #[inline]
+    pub fn into_fetch(self) -> F {
+        self.fetch
+    }
+}
+
+impl<'w, F: FetchMut<'w>> Join<'w, F> {
+    /// Calls `f(entity, items)` for every matching entity, driven by the
+    /// smallest required storage. Works for every query shape.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct A(i32);
+    /// # struct B(i32);
+    /// # world! { struct Game<A, B>; }
+    /// let mut world = Game::new();
+    /// world.spawn_with((A(1), B(10)));
+    /// world.query_mut::<(&mut A, &mut B)>().for_each(|_, (a, b)| {
+    ///     std::mem::swap(&mut a.0, &mut b.0);
+    /// });
+    /// assert_eq!((world.a.values()[0].0, world.b.values()[0].0), (10, 1));
+    /// ```
+    #[inline]
+    pub fn for_each(mut self, mut f: impl FnMut(Entity, F::Item<'_>)) {
+        let driver = self.fetch.driver().unwrap_or(&[]);
+        for &entity in driver {
+            if let Some(items) = self.fetch.fetch(entity) {
+                f(entity, items);
+            }
+        }
+    }
+
+    /// The items of one `entity`, if it matches.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct A(i32);
+    /// # struct B(i32);
+    /// # world! { struct Game<A, B>; }
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((A(1), B(10)));
+    /// let mut join = world.query_mut::<(&mut A, &B)>();
+    /// let (a, b) = join.get(e).unwrap();
+    /// a.0 += b.0;
+    /// assert_eq!(world.a.get(e).unwrap().0, 11);
+    /// ```
+    #[inline]
+    pub fn get(&mut self, entity: Entity) -> Option<F::Item<'_>> {
+        self.fetch.fetch(entity)
+    }
+
+    /// Number of matching entities. Visits every candidate.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct A(i32);
+    /// # struct B(i32);
+    /// # world! { struct Game<A, B>; }
+    /// let mut world = Game::new();
+    /// world.spawn_with((A(1), B(10)));
+    /// world.spawn_with((A(1),));
+    /// assert_eq!(world.query_mut::<(&mut A, Without<B>)>().count(), 1);
+    /// ```
+    pub fn count(self) -> usize {
+        let mut count = 0;
+        self.for_each(|_, _| count += 1);
+        count
+    }
+}
+
+/// A read-only join iterates like [`World::query`](crate::World::query).
+impl<'w, F: Fetch<'w>> IntoIterator for Join<'w, F> {
+    type Item = (Entity, F::Item);
+    type IntoIter = QueryIter<'w, F>;
+
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        QueryIter::new(self.fetch)
+    }
+}
+
+/// Iterator over a [`Join`] whose first element is `&mut C` and whose other
+/// elements only read: driven by `C`'s storage, whose values it hands out in
+/// dense order.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(i32);
+/// struct Vel(i32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0), Vel(2)));
+/// world.spawn_with((Pos(0),));
+/// let iter = world.query_mut::<(&mut Pos, &Vel)>().into_iter();
+/// assert_eq!(iter.size_hint(), (0, Some(2)));
+/// assert_eq!(iter.count(), 1);
+/// ```
+#[derive(Debug)]
+pub struct JoinIter<'w, C, R> {
+    entities: slice::Iter<'w, Entity>,
+    values: slice::IterMut<'w, C>,
+    rest: R,
+}
+
+impl<'w, C: 'static> IntoIterator for Join<'w, ViewMut<'w, C>> {
+    type Item = (Entity, &'w mut C);
+    type IntoIter = JoinIter<'w, C, ()>;
+
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        let (entities, values) = self.fetch.into_slices();
+        JoinIter {
+            entities: entities.iter(),
+            values: values.iter_mut(),
+            rest: (),
+        }
+    }
+}
+
+impl<'w, C: 'static> Iterator for JoinIter<'w, C, ()> {
+    type Item = (Entity, &'w mut C);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        Some((*self.entities.next()?, self.values.next()?))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.values.size_hint()
+    }
+}
+
+macro_rules! impl_join_iter {
+    ($($r:ident),+) => {
+        impl<'w, C: 'static, $($r: Fetch<'w>),+> IntoIterator for Join<'w, (ViewMut<'w, C>, $($r,)+)> {
+            type Item = (Entity, (&'w mut C, $($r::Item,)+));
+            type IntoIter = JoinIter<'w, C, ($($r,)+)>;
+
+            #[inline]
+            fn into_iter(self) -> Self::IntoIter {
+                #[allow(non_snake_case)]
+                let (view, $($r,)+) = self.fetch;
+                let (entities, values) = view.into_slices();
+                JoinIter {
+                    entities: entities.iter(),
+                    values: values.iter_mut(),
+                    rest: ($($r,)+),
+                }
+            }
+        }
+
+        impl<'w, C: 'static, $($r: Fetch<'w>),+> Iterator for JoinIter<'w, C, ($($r,)+)> {
+            type Item = (Entity, (&'w mut C, $($r::Item,)+));
+
+            #[inline]
+            fn next(&mut self) -> Option<Self::Item> {
+                loop {
+                    let entity = *self.entities.next()?;
+                    let value = self.values.next()?;
+                    if let Some(rest) = Fetch::fetch(&self.rest, entity) {
+                        #[allow(non_snake_case)]
+                        let ($($r,)+) = rest;
+                        return Some((entity, (value, $($r,)+)));
+                    }
+                }
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                (0, Some(self.values.len()))
+            }
+        }
+
+        #[cfg(feature = "rayon")]
+        impl<'w, C: 'static + Send, $($r: Fetch<'w> + Sync),+> Join<'w, (ViewMut<'w, C>, $($r,)+)> {
+            /// Runs `f` for every matching entity on rayon's thread pool,
+            /// splitting the first storage's dense range. Only for queries
+            /// whose first element is `&mut C` and whose others only read.
+            pub fn par_for_each(self, f: impl Fn(Entity, (&mut C, $($r::Item,)+)) + Sync + Send) {
+                use rayon::prelude::*;
+                #[allow(non_snake_case)]
+                let (view, $($r,)+) = self.fetch;
+                let rest = ($($r,)+);
+                let (entities, values) = view.into_slices();
+                entities.par_iter().zip(values.par_iter_mut()).for_each(|(&entity, value)| {
+                    if let Some(items) = Fetch::fetch(&rest, entity) {
+                        #[allow(non_snake_case)]
+                        let ($($r,)+) = items;
+                        f(entity, (value, $($r,)+));
+                    }
+                });
+            }
+        }
+    };
+}
+
+impl_join_iter!(R1);
+impl_join_iter!(R1, R2);
+impl_join_iter!(R1, R2, R3);
+impl_join_iter!(R1, R2, R3, R4);
+impl_join_iter!(R1, R2, R3, R4, R5);
+impl_join_iter!(R1, R2, R3, R4, R5, R6);
+impl_join_iter!(R1, R2, R3, R4, R5, R6, R7);
+
+impl<'w, C: 'static, R> core::iter::FusedIterator for JoinIter<'w, C, R> where Self: Iterator {}
+
+#[cfg(feature = "rayon")]
+impl<'w, C: 'static + Send> Join<'w, ViewMut<'w, C>> {
+    /// Runs `f` for every value on rayon's thread pool, splitting the dense
+    /// range.
+    pub fn par_for_each(self, f: impl Fn(Entity, &mut C) + Sync + Send) {
+        use rayon::prelude::*;
+        let (entities, values) = self.fetch.into_slices();
+        entities
+            .par_iter()
+            .zip(values.par_iter_mut())
+            .for_each(|(&entity, value)| f(entity, value));
+    }
+}

@@ -1,5 +1,6 @@
 //! [`Schedule`]: the systems of a frame, run in order, with sync points.
 
+use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::fmt;
@@ -8,8 +9,20 @@ use crate::World;
 
 /// One step of a schedule.
 enum Step<W> {
-    System(Box<dyn FnMut(&mut W)>),
+    System {
+        name: Cow<'static, str>,
+        run: Box<dyn FnMut(&mut W)>,
+    },
     SyncPoint,
+}
+
+impl<W> Step<W> {
+    fn name(&self) -> &str {
+        match self {
+            Step::System { name, .. } => name,
+            Step::SyncPoint => "sync point",
+        }
+    }
 }
 
 /// An ordered list of systems (plain functions or closures over the world)
@@ -90,9 +103,54 @@ impl<W> Schedule<W> {
     /// });
     /// schedule.run(&mut Game::new());
     /// ```
-    pub fn add_system(&mut self, system: impl FnMut(&mut W) + 'static) -> &mut Self {
-        self.steps.push(Step::System(Box::new(system)));
+    ///
+    /// The system is named after its type: a function's path, such as
+    /// `my_game::physics`. Use [`add_system_named`](Schedule::add_system_named)
+    /// to choose the name shown in timings.
+    pub fn add_system<F: FnMut(&mut W) + 'static>(&mut self, system: F) -> &mut Self {
+        self.add_system_named(core::any::type_name::<F>(), system)
+    }
+
+    /// Appends a system with a name, shown by [`names`](Schedule::names) and
+    /// in the timings of `run_timed`.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(i32);
+    /// fn physics(_world: &mut Game) {}
+    ///
+    /// let mut schedule = Schedule::<Game>::new();
+    /// schedule.add_system_named("physics", physics).add_system(physics).add_sync_point();
+    /// let names: Vec<&str> = schedule.names().collect();
+    /// assert_eq!(names[0], "physics");
+    /// assert!(names[1].ends_with("physics"));
+    /// assert_eq!(names[2], "sync point");
+    /// ```
+    pub fn add_system_named(
+        &mut self,
+        name: impl Into<Cow<'static, str>>,
+        system: impl FnMut(&mut W) + 'static,
+    ) -> &mut Self {
+        self.steps.push(Step::System {
+            name: name.into(),
+            run: Box::new(system),
+        });
         self
+    }
+
+    /// The name of each step, in order; sync points are named `"sync point"`.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(i32);
+    /// let mut schedule = Schedule::<Game>::new();
+    /// schedule.add_system_named("ai", |_| {});
+    /// assert_eq!(schedule.names().collect::<Vec<_>>(), ["ai"]);
+    /// ```
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.steps.iter().map(Step::name)
     }
 
     /// Appends a sync point: [`World::finalize_updates`] runs here.
@@ -161,10 +219,248 @@ impl<W: World> Schedule<W> {
     /// ```
     pub fn run(&mut self, world: &mut W) {
         for step in &mut self.steps {
-            match step {
-                Step::System(system) => system(world),
-                Step::SyncPoint => world.finalize_updates(),
+            Self::run_step(step, world);
+        }
+    }
+
+    #[inline]
+    fn run_step(step: &mut Step<W>, world: &mut W) {
+        match step {
+            Step::System { run, .. } => run(world),
+            Step::SyncPoint => world.finalize_updates(),
+        }
+    }
+
+    /// Runs every step once, in order, timing each, and records the timings
+    /// in `stats` (see [`ScheduleStats`]): what a game shows as its frame
+    /// breakdown. Needs the `std` feature (on by default) for the clock.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    /// use typed_ecs::schedule::ScheduleStats;
+    ///
+    /// struct Pos(f32);
+    /// world! { struct Game<Pos>; }
+    ///
+    /// let mut world = Game::new();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system_named("spawn", |world: &mut Game| {
+    ///     world.spawn_with((Pos(0.0),));
+    /// });
+    /// let mut stats = ScheduleStats::new();
+    /// for _ in 0..10 {
+    ///     schedule.run_timed(&mut world, &mut stats);
+    /// }
+    /// assert_eq!(stats.frames(), 10);
+    /// let spawn = &stats.summary()[0];
+    /// assert_eq!((spawn.name.as_str(), spawn.samples), ("spawn", 10));
+    /// assert!(spawn.min <= spawn.median && spawn.median <= spawn.max);
+    /// println!("{stats}");
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn run_timed(&mut self, world: &mut W, stats: &mut ScheduleStats) {
+        use std::time::Instant;
+        stats.begin_frame(self.names());
+        let frame = Instant::now();
+        for (position, step) in self.steps.iter_mut().enumerate() {
+            let start = Instant::now();
+            Self::run_step(step, world);
+            stats.record(position, start.elapsed());
+        }
+        stats.end_frame(frame.elapsed());
+    }
+}
+
+#[cfg(feature = "std")]
+pub use self::stats::{ScheduleStats, StepSummary};
+
+#[cfg(feature = "std")]
+mod stats {
+    use alloc::collections::VecDeque;
+    use alloc::string::{String, ToString};
+    use alloc::vec::Vec;
+    use core::fmt;
+    use core::time::Duration;
+
+    /// Timings of one step (a system, a sync point, or the whole frame)
+    /// over the frames a [`ScheduleStats`] keeps.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct StepSummary {
+        /// The step's name (`"frame"` for the whole frame).
+        pub name: String,
+        /// Number of frames summarised.
+        pub samples: usize,
+        /// Shortest time.
+        pub min: Duration,
+        /// Median time.
+        pub median: Duration,
+        /// Longest time.
+        pub max: Duration,
+        /// Time in the latest frame.
+        pub last: Duration,
+    }
+
+    #[derive(Clone, Debug)]
+    struct Samples {
+        name: String,
+        times: VecDeque<Duration>,
+    }
+
+    impl Samples {
+        fn new(name: &str) -> Self {
+            Samples {
+                name: name.to_string(),
+                times: VecDeque::new(),
             }
+        }
+
+        fn push(&mut self, window: usize, time: Duration) {
+            if self.times.len() == window {
+                self.times.pop_front();
+            }
+            self.times.push_back(time);
+        }
+
+        fn summary(&self) -> StepSummary {
+            let mut sorted: Vec<Duration> = self.times.iter().copied().collect();
+            sorted.sort_unstable();
+            StepSummary {
+                name: self.name.clone(),
+                samples: sorted.len(),
+                min: sorted.first().copied().unwrap_or_default(),
+                median: sorted.get(sorted.len() / 2).copied().unwrap_or_default(),
+                max: sorted.last().copied().unwrap_or_default(),
+                last: self.times.back().copied().unwrap_or_default(),
+            }
+        }
+    }
+
+    /// Per-step timings over the last frames (1024 by default), filled by
+    /// [`Schedule::run_timed`](super::Schedule::run_timed). `Display` prints a
+    /// table of min / median / max per step and for the whole frame.
+    ///
+    /// ```
+    /// use typed_ecs::schedule::ScheduleStats;
+    ///
+    /// let stats = ScheduleStats::with_window(60); // the last second at 60 fps
+    /// assert_eq!(stats.frames(), 0);
+    /// assert!(stats.summary().is_empty());
+    /// ```
+    #[derive(Clone, Debug)]
+    pub struct ScheduleStats {
+        window: usize,
+        frames: u64,
+        steps: Vec<Samples>,
+        frame: Samples,
+    }
+
+    impl Default for ScheduleStats {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl ScheduleStats {
+        /// Keeps the last 1024 frames.
+        ///
+        /// ```
+        /// # use typed_ecs::schedule::ScheduleStats;
+        /// assert_eq!(ScheduleStats::new().frames(), 0);
+        /// ```
+        pub fn new() -> Self {
+            Self::with_window(1024)
+        }
+
+        /// Keeps the last `window` frames (at least 1).
+        ///
+        /// ```
+        /// # use typed_ecs::schedule::ScheduleStats;
+        /// assert_eq!(ScheduleStats::with_window(10).frames(), 0);
+        /// ```
+        pub fn with_window(window: usize) -> Self {
+            ScheduleStats {
+                window: window.max(1),
+                frames: 0,
+                steps: Vec::new(),
+                frame: Samples::new("frame"),
+            }
+        }
+
+        /// Number of frames recorded in all (not only those kept).
+        ///
+        /// ```
+        /// # use typed_ecs::schedule::ScheduleStats;
+        /// assert_eq!(ScheduleStats::new().frames(), 0);
+        /// ```
+        pub fn frames(&self) -> u64 {
+            self.frames
+        }
+
+        /// One summary per step, in schedule order, then one for the whole
+        /// frame (named `"frame"`). Empty before the first frame.
+        ///
+        /// ```
+        /// # use typed_ecs::schedule::ScheduleStats;
+        /// assert!(ScheduleStats::new().summary().is_empty());
+        /// ```
+        pub fn summary(&self) -> Vec<StepSummary> {
+            if self.frames == 0 {
+                return Vec::new();
+            }
+            self.steps
+                .iter()
+                .chain([&self.frame])
+                .map(Samples::summary)
+                .collect()
+        }
+
+        /// Matches the steps to the schedule's, starting afresh for any step
+        /// whose name changed.
+        pub(super) fn begin_frame<'a>(&mut self, names: impl Iterator<Item = &'a str>) {
+            let mut count = 0;
+            for (position, name) in names.enumerate() {
+                count += 1;
+                match self.steps.get_mut(position) {
+                    Some(samples) if samples.name == name => {}
+                    Some(samples) => *samples = Samples::new(name),
+                    None => self.steps.push(Samples::new(name)),
+                }
+            }
+            self.steps.truncate(count);
+        }
+
+        pub(super) fn record(&mut self, position: usize, time: Duration) {
+            self.steps[position].push(self.window, time);
+        }
+
+        pub(super) fn end_frame(&mut self, time: Duration) {
+            self.frame.push(self.window, time);
+            self.frames += 1;
+        }
+    }
+
+    impl fmt::Display for ScheduleStats {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let summary = self.summary();
+            let width = summary
+                .iter()
+                .map(|s| s.name.len())
+                .max()
+                .unwrap_or(4)
+                .max(4);
+            writeln!(
+                f,
+                "{:<width$}  {:>12}  {:>12}  {:>12}",
+                "step", "min", "median", "max"
+            )?;
+            for step in &summary {
+                writeln!(
+                    f,
+                    "{:<width$}  {:>12?}  {:>12?}  {:>12?}",
+                    step.name, step.min, step.median, step.max
+                )?;
+            }
+            Ok(())
         }
     }
 }
@@ -173,10 +469,7 @@ impl<W> fmt::Debug for Schedule<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut list = f.debug_list();
         for step in &self.steps {
-            list.entry(&match step {
-                Step::System(_) => "system",
-                Step::SyncPoint => "sync point",
-            });
+            list.entry(&step.name());
         }
         list.finish()
     }

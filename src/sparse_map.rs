@@ -582,8 +582,8 @@ impl<T> SparseMap<T> {
         }
     }
 
-    /// Applies the queued additions, in the order they were queued. An entity
-    /// that gained the component after the add was queued has it replaced.
+    /// Applies the queued additions. An entity that gained the component
+    /// after the add was queued has it replaced.
     pub(crate) fn apply_additions(&mut self) {
         let Self {
             set, pending_adds, ..
@@ -605,6 +605,197 @@ impl<T> SparseMap<T> {
     pub(crate) fn take_all(&mut self) -> (Vec<T>, Vec<T>) {
         self.pending_removes.take();
         (self.set.take(), self.pending_adds.take())
+    }
+}
+
+/// A mutable view of a [`SparseMap`]: its values can be changed, but not
+/// which entities have one. This is what a mutable query holds for each
+/// `&mut C`; make one with `(&mut map).into()` or [`SparseMap::view_mut`].
+///
+/// It splits the map into a shared sparse index, a shared entity array and a
+/// mutable value array, so the entity array can drive a query while values
+/// are handed out.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::sparse_map::ViewMut;
+///
+/// struct Hp(i32);
+/// world! { struct Game<Hp>; }
+///
+/// let mut world = Game::new();
+/// let e = world.spawn_with((Hp(1),));
+/// let mut view: ViewMut<'_, Hp> = world.hp.view_mut();
+/// view.get_mut(e).unwrap().0 += 1;
+/// assert_eq!(view.entities(), &[e]);
+/// assert_eq!(world.hp.get(e).unwrap().0, 2);
+/// ```
+pub struct ViewMut<'w, T> {
+    sparse: &'w Pages,
+    dense: &'w [Entity],
+    data: &'w mut [T],
+}
+
+impl<T> SparseMap<T> {
+    /// A view that can change values but not membership. See [`ViewMut`].
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Hp(i32);
+    /// # world! { struct Game<Hp>; }
+    /// let mut world = Game::new();
+    /// world.spawn_with((Hp(1),));
+    /// assert_eq!(world.hp.view_mut().len(), 1);
+    /// ```
+    #[inline]
+    pub fn view_mut(&mut self) -> ViewMut<'_, T> {
+        ViewMut {
+            sparse: &self.set.sparse,
+            dense: &self.set.dense,
+            data: &mut self.set.data,
+        }
+    }
+}
+
+impl<'w, T> From<&'w mut SparseMap<T>> for ViewMut<'w, T> {
+    #[inline]
+    fn from(map: &'w mut SparseMap<T>) -> Self {
+        map.view_mut()
+    }
+}
+
+impl<'w, T> ViewMut<'w, T> {
+    /// Number of values.
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// let mut map = SparseMap::<u8>::new();
+    /// assert_eq!(map.view_mut().len(), 0);
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.dense.len()
+    }
+
+    /// `true` when there are no values.
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// let mut map = SparseMap::<u8>::new();
+    /// assert!(map.view_mut().is_empty());
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.dense.is_empty()
+    }
+
+    /// The entity in each dense slot, borrowed for the whole view lifetime.
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// let mut map = SparseMap::<u8>::new();
+    /// assert!(map.view_mut().entities().is_empty());
+    /// ```
+    #[inline]
+    pub fn entities(&self) -> &'w [Entity] {
+        self.dense
+    }
+
+    /// The dense slot of `entity`, if it has a value (generation checked).
+    #[inline]
+    fn index_of(&self, entity: Entity) -> Option<usize> {
+        let slot = self.sparse.get(entity.index()) as usize;
+        match self.dense.get(slot) {
+            Some(&stored) if stored == entity => Some(slot),
+            _ => None,
+        }
+    }
+
+    /// `true` if `entity` has a value.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Hp(i32);
+    /// # world! { struct Game<Hp>; }
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Hp(1),));
+    /// assert!(world.hp.view_mut().contains(e));
+    /// ```
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.index_of(entity).is_some()
+    }
+
+    /// `entity`'s value, if it has one.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Hp(i32);
+    /// # world! { struct Game<Hp>; }
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Hp(1),));
+    /// assert_eq!(world.hp.view_mut().get(e).map(|hp| hp.0), Some(1));
+    /// ```
+    #[inline]
+    pub fn get(&self, entity: Entity) -> Option<&T> {
+        self.index_of(entity).map(|slot| &self.data[slot])
+    }
+
+    /// `entity`'s value, mutably, if it has one.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Hp(i32);
+    /// # world! { struct Game<Hp>; }
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Hp(1),));
+    /// world.hp.view_mut().get_mut(e).unwrap().0 = 7;
+    /// assert_eq!(world.hp.get(e).map(|hp| hp.0), Some(7));
+    /// ```
+    #[inline]
+    pub fn get_mut(&mut self, entity: Entity) -> Option<&mut T> {
+        self.index_of(entity).map(|slot| &mut self.data[slot])
+    }
+
+    /// `entity`'s value, mutably for the whole view lifetime, consuming the view.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Hp(i32);
+    /// # world! { struct Game<Hp>; }
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Hp(1),));
+    /// let hp: &mut Hp = world.hp.view_mut().into_mut(e).unwrap();
+    /// hp.0 = 3;
+    /// ```
+    #[inline]
+    pub fn into_mut(self, entity: Entity) -> Option<&'w mut T> {
+        let slot = self.index_of(entity)?;
+        self.data.get_mut(slot)
+    }
+
+    /// The entity array and the value array, for walking both in step.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Hp(i32);
+    /// # world! { struct Game<Hp>; }
+    /// let mut world = Game::new();
+    /// world.spawn_with((Hp(1),));
+    /// let (entities, values) = world.hp.view_mut().into_slices();
+    /// assert_eq!(entities.len(), values.len());
+    /// ```
+    #[inline]
+    pub fn into_slices(self) -> (&'w [Entity], &'w mut [T]) {
+        (self.dense, self.data)
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for ViewMut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.dense.iter().zip(self.data.iter()))
+            .finish()
     }
 }
 

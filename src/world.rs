@@ -4,9 +4,10 @@
 
 use core::any::type_name;
 
+use crate::commands::{ApplyReport, CommandKind, Commands, Queue, RejectReason, Resolver};
 use crate::entity::{self, EntityAllocator};
 use crate::error::{AddError, AddErrorKind, SpawnError};
-use crate::query::{Query, QueryIter};
+use crate::query::{FetchMut, Join, Query, QueryIter, QueryMut};
 use crate::{Entity, SparseMap};
 
 /// Says that `Self` is a component of the world `W`, and where `W` keeps it.
@@ -47,7 +48,7 @@ use crate::{Entity, SparseMap};
     label = "`{W}` has no storage for `{Self}`",
     note = "add `{Self}` to the component list in the `world!` declaration of `{W}`"
 )]
-pub trait Component<W>: Sized {
+pub trait Component<W: World>: Sized {
     /// The position of this component's storage among `W`'s fields, counting
     /// from 0: distinct for every component of one world, which is how the
     /// same component twice is caught at compile time.
@@ -58,6 +59,16 @@ pub trait Component<W>: Sized {
 
     /// `world`'s storage of this component, mutably.
     fn storage_mut(world: &mut W) -> &mut SparseMap<Self>;
+
+    /// Takes this component's storage out of the world's split borrow.
+    #[doc(hidden)]
+    fn __take<'a>(parts: &mut W::__Parts<'a>) -> &'a mut SparseMap<Self>
+    where
+        W: 'a;
+
+    /// This component's queue in a command buffer.
+    #[doc(hidden)]
+    fn __queue(queues: &mut W::__Queues) -> &mut Queue<Self>;
 }
 
 /// Says that a world stores components of type `C`: the bound to write when
@@ -102,6 +113,16 @@ pub trait Contains<C>: World {
 
     /// The storage of `C`, mutably. Prefer [`World::storage_mut`].
     fn sparse_map_mut(&mut self) -> &mut SparseMap<C>;
+
+    /// Takes `C`'s storage out of the world's split borrow.
+    #[doc(hidden)]
+    fn __take<'a>(parts: &mut Self::__Parts<'a>) -> &'a mut SparseMap<C>
+    where
+        Self: 'a;
+
+    /// `C`'s queue in a command buffer.
+    #[doc(hidden)]
+    fn __queue(queues: &mut Self::__Queues) -> &mut Queue<C>;
 }
 
 impl<W: World, C: Component<W>> Contains<C> for W {
@@ -115,6 +136,19 @@ impl<W: World, C: Component<W>> Contains<C> for W {
     #[inline]
     fn sparse_map_mut(&mut self) -> &mut SparseMap<C> {
         C::storage_mut(self)
+    }
+
+    #[inline]
+    fn __take<'a>(parts: &mut Self::__Parts<'a>) -> &'a mut SparseMap<C>
+    where
+        Self: 'a,
+    {
+        C::__take(parts)
+    }
+
+    #[inline]
+    fn __queue(queues: &mut Self::__Queues) -> &mut Queue<C> {
+        C::__queue(queues)
     }
 }
 
@@ -163,21 +197,42 @@ pub trait Bundle<W: World> {
     /// Adds every component to `entity`, which is alive and has none of them.
     #[doc(hidden)]
     fn __insert_into(self, world: &mut W, entity: Entity);
+
+    /// Number of components in the bundle.
+    #[doc(hidden)]
+    const __LEN: usize;
+
+    /// Queues an add of every component to `entity` in a command buffer.
+    #[doc(hidden)]
+    fn __queue_into(self, queues: &mut W::__Queues, entity: Entity);
 }
+
+macro_rules! one {
+    ($c:ident) => {
+        1
+    };
+}
+
+const DUPLICATE_IN_BUNDLE: &str =
+    "a bundle holds the same component type twice: give each type once";
 
 macro_rules! impl_bundle {
     ($($c:ident),*) => {
         impl<W: World $(+ Contains<$c>)*, $($c),*> Bundle<W> for ($($c,)*) {
+            const __LEN: usize = 0 $(+ one!($c))*;
+
             #[allow(non_snake_case, unused_variables)]
             fn __insert_into(self, world: &mut W, entity: Entity) {
-                const {
-                    assert!(
-                        all_distinct(&[$(<W as Contains<$c>>::INDEX),*]),
-                        "a bundle holds the same component type twice: give each type once"
-                    )
-                };
+                const { assert!(all_distinct(&[$(<W as Contains<$c>>::INDEX),*]), "{}", DUPLICATE_IN_BUNDLE) };
                 let ($($c,)*) = self;
                 $(world.sparse_map_mut().insert(entity, $c);)*
+            }
+
+            #[allow(non_snake_case, unused_variables)]
+            fn __queue_into(self, queues: &mut W::__Queues, entity: Entity) {
+                const { assert!(all_distinct(&[$(<W as Contains<$c>>::INDEX),*]), "{}", DUPLICATE_IN_BUNDLE) };
+                let ($($c,)*) = self;
+                $(<W as Contains<$c>>::__queue(queues).push_add(entity, $c);)*
             }
         }
     };
@@ -234,6 +289,15 @@ pub trait World: Sized {
     /// The component types, as written in `world!`, in declaration order.
     const COMPONENT_NAMES: &'static [&'static str];
 
+    /// One `Option<&mut SparseMap<C>>` per component: the world split into
+    /// disjoint borrows, from which a mutable query takes its storages.
+    #[doc(hidden)]
+    type __Parts<'a>
+    where
+        Self: 'a;
+    /// One command queue per component: the storage of a [`Commands`].
+    #[doc(hidden)]
+    type __Queues: Default;
     /// Everything detached from one entity by `__remove_all`.
     #[doc(hidden)]
     type __Removed;
@@ -263,6 +327,16 @@ pub trait World: Sized {
     /// storages are consistent.
     #[doc(hidden)]
     fn __take_all(&mut self) -> Self::__Taken;
+    #[doc(hidden)]
+    fn __parts(&mut self) -> Self::__Parts<'_>;
+    /// Applies every queue's removals, then every queue's additions.
+    #[doc(hidden)]
+    fn __apply_commands(
+        &mut self,
+        queues: &mut Self::__Queues,
+        resolver: &Resolver<'_>,
+        report: &mut ApplyReport,
+    );
     /// Calls `check(name, entities)` for every storage, after checking its
     /// internal invariant.
     #[doc(hidden)]
@@ -783,14 +857,20 @@ pub trait World: Sized {
     /// The sync point: applies every queued change, in this order:
     ///
     /// 1. removals (`remove_deferred`), for every storage;
-    /// 2. additions (`add_deferred`), for every storage, in the order queued;
+    /// 2. additions (`add_deferred`), for every storage;
     /// 3. despawns (`despawn_deferred`).
     ///
     /// So a removal and an addition of the same component for one entity
     /// replace it, whichever was queued first, and an entity that is both
     /// given components and despawned ends up despawned. Afterwards the
-    /// queues are empty. Queue changes while you iterate by index, then call
-    /// this once the loop is done:
+    /// queues are empty. Where the added values land in each storage's dense
+    /// order is unspecified, as with every change.
+    ///
+    /// If a component's `Drop` panics during the sync point, the world stays
+    /// consistent; the changes not yet applied may be dropped.
+    ///
+    /// Queue changes while you iterate by index, then call this once the loop
+    /// is done:
     ///
     /// ```
     /// use typed_ecs::prelude::*;
@@ -984,8 +1064,122 @@ pub trait World: Sized {
     ///     .collect();
     /// assert_eq!(purring, ["Kitty"]);
     /// ```
+    ///
+    /// `Option<&C>`, [`With<C>`](crate::query::With) and
+    /// [`Without<C>`](crate::query::Without) work here too; a query needs at
+    /// least one `&C` or `With<C>` (checked when the program is built).
     fn query<'w, Q: Query<'w, Self>>(&'w self) -> QueryIter<'w, Q::Fetch> {
+        const { assert!(Q::REQUIRED, "{}", NEEDS_REQUIRED) };
         QueryIter::new(Q::fetch(self))
+    }
+
+    /// A query that may write: `Q` is one of `&C`, `&mut C`, `Option<&C>`,
+    /// `Option<&mut C>`, `With<C>`, `Without<C>`, or a tuple of up to 8 of
+    /// them, each component at most once. Run it with
+    /// [`for_each`](Join::for_each) (any shape), or a `for` loop when the first
+    /// element is `&mut C` and the rest only read; see [`Join`].
+    ///
+    /// Naming one component twice (`(&mut A, &A)`) is a compile error, as is
+    /// a query with no required component; both are caught when the program
+    /// is built (`cargo build`, `cargo test`), not by `cargo check`.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Pos(f32);
+    /// struct Vel(f32);
+    /// struct Frozen;
+    /// world! { struct Game<Pos, Vel, Frozen>; }
+    ///
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(0.0), Vel(1.0)));
+    /// world.spawn_with((Pos(0.0), Vel(1.0), Frozen));
+    ///
+    /// for (_, (pos, vel, ())) in world.query_mut::<(&mut Pos, &Vel, Without<Frozen>)>() {
+    ///     pos.0 += vel.0;
+    /// }
+    /// world
+    ///     .query_mut::<(&Vel, &mut Pos)>()
+    ///     .for_each(|_, (vel, pos)| pos.0 += vel.0);
+    /// assert_eq!(world.pos.get(e).unwrap().0, 2.0);
+    /// ```
+    fn query_mut<'w, Q: QueryMut<'w, Self>>(&'w mut self) -> Join<'w, Q::Fetch> {
+        let mut parts = self.__parts();
+        Join::new(Q::__fetch(&mut parts))
+    }
+
+    /// Several components of one entity at once, some mutably: `Q` is a
+    /// mutable query (see [`query_mut`](World::query_mut)). `None` if
+    /// `entity` does not match (is dead, or lacks a required component).
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Hp(i32);
+    /// struct Regen(i32);
+    /// world! { struct Game<Hp, Regen>; }
+    ///
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Hp(5), Regen(2)));
+    /// if let Some((hp, regen)) = world.get_many::<(&mut Hp, &Regen)>(e) {
+    ///     hp.0 += regen.0;
+    /// }
+    /// assert_eq!(world.hp.get(e).unwrap().0, 7);
+    /// ```
+    fn get_many<'w, Q: QueryMut<'w, Self>>(
+        &'w mut self,
+        entity: Entity,
+    ) -> Option<<Q::Fetch as FetchMut<'w>>::Item<'w>> {
+        let mut parts = self.__parts();
+        Q::__fetch(&mut parts).fetch_owned(entity)
+    }
+
+    /// Applies a [`Commands`] buffer, in the same order as
+    /// [`finalize_updates`](World::finalize_updates): spawns first (so
+    /// reserved handles get real ones), then removals, additions and
+    /// despawns. The buffer is left empty and reusable.
+    ///
+    /// Nothing is dropped silently: a command that cannot be applied (its
+    /// entity is dead, or already has the component it adds) is listed in
+    /// the returned [`ApplyReport`], and the component it carried is dropped.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Hp(i32);
+    /// struct Dead;
+    /// world! { struct Game<Hp, Dead>; }
+    ///
+    /// let mut world = Game::new();
+    /// world.spawn_with((Hp(0),));
+    /// world.spawn_with((Hp(3),));
+    ///
+    /// let mut commands = Commands::new();
+    /// for (entity, hp) in world.query::<&Hp>() {
+    ///     if hp.0 <= 0 {
+    ///         commands.add(entity, Dead);
+    ///         commands.remove::<Hp>(entity);
+    ///     }
+    /// }
+    /// let report = world.apply(&mut commands);
+    /// assert!(report.is_clean());
+    /// assert_eq!((world.size::<Hp>(), world.size::<Dead>()), (1, 1));
+    /// ```
+    fn apply(&mut self, commands: &mut Commands<Self>) -> ApplyReport {
+        let mut report = ApplyReport::default();
+        let spawned = commands.spawn_real_entities(self, &mut report);
+        let resolver = Resolver::new(&spawned);
+        self.__apply_commands(&mut commands.queues, &resolver, &mut report);
+        for entity in commands.despawns.drain(..) {
+            let despawned = resolver
+                .resolve(entity)
+                .is_some_and(|real| self.despawn(real));
+            if !despawned {
+                report.reject(entity, CommandKind::Despawn, None, RejectReason::DeadEntity);
+            }
+        }
+        commands.len = 0;
+        report
     }
 
     // ----- whole world -----
@@ -1048,6 +1242,10 @@ pub trait World: Sized {
         });
     }
 }
+
+const NEEDS_REQUIRED: &str = "a query needs at least one component every result has (`&C` or \
+     `With<C>`); with only `Option` and `Without` it would visit every entity: iterate \
+     `world.entities()` instead";
 
 #[cold]
 #[track_caller]

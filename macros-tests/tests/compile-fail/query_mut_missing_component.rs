@@ -1,0 +1,13 @@
+use typed_ecs::prelude::*;
+
+pub struct Pos(f32);
+pub struct Vel(f32);
+
+world! {
+    pub struct Game<Pos>;
+}
+
+fn main() {
+    let mut world = Game::new();
+    world.query_mut::<(&mut Pos, &Vel)>().for_each(|_, _| {});
+}

@@ -1,0 +1,355 @@
+//! `world.query::<Q>()` against a brute-force filter over `entities()` with
+//! `has`, for single components and tuples of up to 8, before and after
+//! removals, despawns and clears; the driver is the smallest storage.
+
+use typed_ecs::prelude::*;
+
+macro_rules! components {
+    ($($name:ident = $k:expr),+ $(,)?) => {
+        $(
+            #[derive(Debug, Clone, Copy, PartialEq)]
+            struct $name(u32);
+
+            impl Value for $name {
+                const K: u32 = $k;
+                fn new(entity: u32) -> Self {
+                    $name(entity * 10 + $k)
+                }
+            }
+        )+
+    };
+}
+
+/// A component whose value encodes its entity's index and its own kind.
+trait Value {
+    const K: u32;
+    fn new(entity: u32) -> Self;
+}
+
+components!(A = 0, B = 1, C = 2, D = 3, E = 4, F = 5, G = 6, H = 7);
+
+world! {
+    struct Many<A, B, C, D, E, F, G, H>;
+}
+
+/// SplitMix64, for a reproducible population.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+fn maybe_add<T: Value>(world: &mut Many, rng: &mut Rng, e: Entity, percent: u64)
+where
+    Many: Contains<T>,
+{
+    if rng.chance(percent) {
+        world.add(e, T::new(e.index()));
+    }
+}
+
+/// 300 entities; component `k` is on roughly `90 - 10k` percent of them, so
+/// every storage has a different size.
+fn populated(seed: u64) -> (Many, Vec<Entity>) {
+    let mut rng = Rng(seed);
+    let mut world = Many::new();
+    let mut handles = Vec::new();
+    for _ in 0..300 {
+        let e = world.spawn();
+        maybe_add::<A>(&mut world, &mut rng, e, 90);
+        maybe_add::<B>(&mut world, &mut rng, e, 80);
+        maybe_add::<C>(&mut world, &mut rng, e, 70);
+        maybe_add::<D>(&mut world, &mut rng, e, 60);
+        maybe_add::<E>(&mut world, &mut rng, e, 50);
+        maybe_add::<F>(&mut world, &mut rng, e, 40);
+        maybe_add::<G>(&mut world, &mut rng, e, 30);
+        maybe_add::<H>(&mut world, &mut rng, e, 20);
+        handles.push(e);
+    }
+    (world, handles)
+}
+
+/// Checks `world.query::<(&T0, ..)>()` against the brute force, and that it
+/// is driven by the first smallest storage, in that storage's dense order.
+/// Returns the number of results.
+macro_rules! check_query {
+    ($world:expr; $($t:ident $v:ident),+) => {{
+        let world: &Many = &$world;
+        let label = stringify!(($(&$t),+));
+        let got: Vec<(Entity, Vec<u32>)> = world
+            .query::<($(&$t,)+)>()
+            .map(|(e, ($($v,)+))| (e, vec![$($v.0),+]))
+            .collect();
+
+        // Brute force over every live entity.
+        let mut expected: Vec<(Entity, Vec<u32>)> = world
+            .entities()
+            .filter(|&e| true $(&& world.has::<$t>(e))+)
+            .map(|e| (e, vec![$(world.get::<$t>(e).unwrap().0),+]))
+            .collect();
+        let mut sorted = got.clone();
+        sorted.sort();
+        expected.sort();
+        assert_eq!(sorted, expected, "{label}");
+        for (e, values) in &got {
+            let kinds = [$(<$t as Value>::K),+];
+            for (value, kind) in values.iter().zip(kinds) {
+                assert_eq!(*value, e.index() * 10 + kind, "{label}: {e:?}");
+            }
+        }
+
+        // The driver: the first storage of the smallest size.
+        let sizes = [$(world.size::<$t>()),+];
+        let drivers: Vec<&[Entity]> = vec![$(world.storage::<$t>().entities()),+];
+        let smallest = *sizes.iter().min().unwrap();
+        let driver = drivers[sizes.iter().position(|&s| s == smallest).unwrap()];
+        assert_eq!(
+            world.query::<($(&$t,)+)>().size_hint(),
+            (0, Some(smallest)),
+            "{label}"
+        );
+        let in_driver_order: Vec<Entity> = driver
+            .iter()
+            .copied()
+            .filter(|&e| true $(&& world.has::<$t>(e))+)
+            .collect();
+        let got_order: Vec<Entity> = got.iter().map(|(e, _)| *e).collect();
+        assert_eq!(got_order, in_driver_order, "{label}: driver order");
+        got.len()
+    }};
+}
+
+/// Every query shape this file checks, on one world. Returns the result
+/// counts, so callers can see the populations were not trivially empty.
+fn check_all(world: &Many) -> Vec<usize> {
+    vec![
+        check_query!(*world; A a),
+        check_query!(*world; H h),
+        check_query!(*world; A a, B b),
+        check_query!(*world; H h, A a),
+        check_query!(*world; B b, D d, F f),
+        check_query!(*world; G g, C c, E e, A a),
+        check_query!(*world; A a, B b, C c, D d, E e),
+        check_query!(*world; F f, E e, D d, C c, B b, A a),
+        check_query!(*world; A a, B b, C c, D d, E e, F f, G g),
+        check_query!(*world; A a, B b, C c, D d, E e, F f, G g, H h),
+        check_query!(*world; H h, G g, F f, E e, D d, C c, B b, A a),
+    ]
+}
+
+#[test]
+fn single_component_query_is_the_storage() {
+    let (world, _) = populated(1);
+    let got: Vec<(Entity, B)> = world.query::<&B>().map(|(e, b)| (e, *b)).collect();
+    let storage: Vec<(Entity, B)> = world.b.iter().map(|(e, b)| (e, *b)).collect();
+    assert_eq!(got, storage);
+    assert_eq!(
+        world.query::<&B>().size_hint(),
+        (0, Some(world.size::<B>()))
+    );
+    assert_eq!(world.query::<&B>().count(), world.size::<B>());
+    // A one-element tuple is the same, with the item in a tuple.
+    let tuple: Vec<Entity> = world.query::<(&B,)>().map(|(e, (_b,))| e).collect();
+    assert_eq!(tuple, world.b.entities());
+}
+
+#[test]
+fn tuple_queries_match_brute_force() {
+    for seed in [1, 2, 3] {
+        let (world, _) = populated(seed);
+        let counts = check_all(&world);
+        assert!(counts[0] > 200, "seed {seed}: {counts:?}");
+        assert!(counts[2] > 150, "seed {seed}: {counts:?}");
+        assert!(counts[5] > 0, "seed {seed}: {counts:?}");
+        world.assert_invariants();
+    }
+}
+
+#[test]
+fn driver_is_the_smallest_storage() {
+    let (world, _) = populated(4);
+    let sizes = [
+        world.size::<A>(),
+        world.size::<D>(),
+        world.size::<G>(),
+        world.size::<H>(),
+    ];
+    assert!(sizes.windows(2).all(|w| w[0] > w[1]), "{sizes:?}");
+    // Whatever the position of the smallest storage in the tuple.
+    let hint = |it: (usize, Option<usize>)| it.1;
+    assert_eq!(hint(world.query::<(&A, &D)>().size_hint()), Some(sizes[1]));
+    assert_eq!(hint(world.query::<(&D, &A)>().size_hint()), Some(sizes[1]));
+    assert_eq!(
+        hint(world.query::<(&A, &H, &D)>().size_hint()),
+        Some(sizes[3])
+    );
+    assert_eq!(
+        hint(world.query::<(&H, &A, &G)>().size_hint()),
+        Some(sizes[3])
+    );
+    assert_eq!(
+        hint(world.query::<(&A, &D, &G)>().size_hint()),
+        Some(sizes[2])
+    );
+    // The lower bound is honest: any of the driver's entities may miss.
+    assert_eq!(world.query::<(&A, &D)>().size_hint().0, 0);
+    // The driver's order: every result comes from H's dense array, in order.
+    let got: Vec<Entity> = world.query::<(&A, &H)>().map(|(e, _)| e).collect();
+    let mut positions = got.iter().map(|&e| world.h.index_of(e).unwrap());
+    let mut last = positions.next().unwrap();
+    for p in positions {
+        assert!(p > last);
+        last = p;
+    }
+}
+
+#[test]
+fn nested_and_repeated_read_only_queries() {
+    let (world, _) = populated(5);
+    let flat: Vec<(Entity, u32, u32, u32)> = world
+        .query::<(&A, &B, &C)>()
+        .map(|(e, (a, b, c))| (e, a.0, b.0, c.0))
+        .collect();
+    let mut nested: Vec<(Entity, u32, u32, u32)> = world
+        .query::<((&A, &B), &C)>()
+        .map(|(e, ((a, b), c))| (e, a.0, b.0, c.0))
+        .collect();
+    let mut flat_sorted = flat.clone();
+    flat_sorted.sort_by_key(|r| r.0);
+    nested.sort_by_key(|r| r.0);
+    assert_eq!(nested, flat_sorted);
+    // Reading one component twice is fine.
+    let twice: Vec<(Entity, u32, u32)> = world
+        .query::<(&C, &C)>()
+        .map(|(e, (x, y))| (e, x.0, y.0))
+        .collect();
+    assert_eq!(twice.len(), world.size::<C>());
+    assert!(twice.iter().all(|&(_, x, y)| x == y));
+    // Two queries at once (both borrow the world shared).
+    let outer = world.query::<&G>();
+    let inner = world.query::<&H>();
+    assert_eq!(
+        outer.count() + inner.count(),
+        world.size::<G>() + world.size::<H>()
+    );
+}
+
+#[test]
+fn empty_storage_yields_nothing() {
+    let mut world = Many::new();
+    assert_eq!(world.query::<&A>().next(), None);
+    assert_eq!(world.query::<(&A, &B)>().size_hint(), (0, Some(0)));
+    for i in 0..50u32 {
+        world.spawn_with((A(i * 10), B(i * 10 + 1), C(i * 10 + 2)));
+    }
+    assert_eq!(world.query::<(&A, &B, &C)>().count(), 50);
+    assert_eq!(world.query::<&H>().count(), 0);
+    let mut with_h = world.query::<(&A, &B, &C, &H)>();
+    assert_eq!(with_h.size_hint(), (0, Some(0)));
+    assert!(with_h.next().is_none());
+    assert!(with_h.next().is_none(), "fused");
+    assert_eq!(world.query::<(&H, &A)>().count(), 0);
+    // An eight-component bundle.
+    let e = world.spawn_with((
+        A::new(99),
+        B::new(99),
+        C::new(99),
+        D::new(99),
+        E::new(99),
+        F::new(99),
+        G::new(99),
+        H::new(99),
+    ));
+    assert_eq!(e.index(), 50);
+    let all: Vec<(Entity, u32, u32)> = world
+        .query::<(&A, &B, &C, &D, &E, &F, &G, &H)>()
+        .map(|(e, (a, _, _, _, _, _, _, h))| (e, a.0, h.0))
+        .collect();
+    assert_eq!(all, [(e, 990, 997)]);
+    // And with no entities at all.
+    assert_eq!(
+        Many::new()
+            .query::<(&A, &B, &C, &D, &E, &F, &G, &H)>()
+            .count(),
+        0
+    );
+}
+
+#[test]
+fn queries_after_removals_despawns_and_clear() {
+    let (mut world, handles) = populated(6);
+    let mut rng = Rng(66);
+    let before = check_all(&world);
+
+    // Removals of every kind, then despawns, then re-adds; check after each.
+    for &e in &handles {
+        if rng.chance(30) {
+            world.remove::<A>(e);
+        }
+        if rng.chance(30) {
+            world.remove::<C>(e);
+        }
+        if rng.chance(20) {
+            world.h.remove(e);
+        }
+    }
+    let after_removals = check_all(&world);
+    assert!(after_removals[0] < before[0]);
+    assert!(world.query::<&A>().all(|(e, _)| world.has::<A>(e)));
+
+    for &e in handles.iter().step_by(3) {
+        world.despawn(e);
+    }
+    let after_despawns = check_all(&world);
+    assert!(after_despawns[0] < after_removals[0]);
+    for (e, _) in world.query::<(&A, &B)>() {
+        assert!(world.is_alive(e));
+        assert_ne!(e.index() % 3, 0, "{e:?} was despawned");
+    }
+
+    // New entities reuse the slots and show up with their own values.
+    for _ in 0..40 {
+        let e = world.spawn();
+        world.add(e, A::new(e.index()));
+        world.add(e, H::new(e.index()));
+        assert_eq!(e.generation(), 2);
+    }
+    check_all(&world);
+
+    // remove_all and deferred changes.
+    for &e in handles.iter().skip(1).step_by(5) {
+        world.remove_all(e);
+    }
+    for i in 0..world.size::<B>() {
+        let e = world.entity_at::<B>(i);
+        if !world.has::<G>(e) {
+            world.add_deferred(e, G::new(e.index()));
+        }
+    }
+    let queued = check_all(&world);
+    world.finalize_updates();
+    let applied = check_all(&world);
+    assert!(applied[5] >= queued[5]);
+    world.assert_invariants();
+
+    world.clear();
+    assert!(check_all(&world).iter().all(|&n| n == 0));
+    let e = world.spawn_with((A::new(0), B::new(0)));
+    assert_eq!(
+        world
+            .query::<(&A, &B)>()
+            .map(|(e, _)| e)
+            .collect::<Vec<_>>(),
+        [e]
+    );
+}
