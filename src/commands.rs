@@ -1,5 +1,5 @@
 //! [`Commands`]: deferred changes recorded while the world is borrowed, and
-//! applied later with [`World::apply`](crate::World::apply).
+//! applied later with [`World::apply`].
 //!
 //! A buffer is typed by its world and stores one queue per component, in a
 //! struct that [`world!`](crate::world) generates: no boxing, no type erasure.
@@ -128,7 +128,7 @@ impl<'a> Resolver<'a> {
 
 /// A buffer of deferred changes for the world `W`: add, remove, despawn and
 /// spawn. Fill it while the world is borrowed (inside a query), then apply it
-/// with [`World::apply`](crate::World::apply), which applies spawns, then
+/// with [`World::apply`], which applies spawns, then
 /// removals, then additions, then despawns, and reports every command it
 /// could not apply.
 ///
@@ -431,7 +431,7 @@ pub enum RejectReason {
     OutOfIndices,
 }
 
-/// One command that [`World::apply`](crate::World::apply) could not apply.
+/// One command that [`World::apply`] could not apply.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -483,7 +483,7 @@ impl fmt::Display for Rejected {
     }
 }
 
-/// What [`World::apply`](crate::World::apply) did: the entities it spawned
+/// What [`World::apply`] did: the entities it spawned
 /// and the commands it could not apply. Check it, or log it: a rejected
 /// command's component has been dropped.
 ///

@@ -54,16 +54,29 @@
 //!   [`EntityAllocator`].
 //! * [`SparseMap`] stores one component type; each is a public field of the
 //!   world, so two can be borrowed at once.
+//! * [`World::query`] reads; [`World::query_mut`] and [`join`] may write, and
+//!   run through a [`Join`] (see the [`query`] module for what each shape
+//!   supports in safe code).
 //! * Deferred changes (`add_deferred`, `remove_deferred`, `despawn_deferred`)
-//!   are applied at the sync point, [`World::finalize_updates`].
-//! * [`Schedule`] runs systems in order, with sync points between them.
+//!   are applied at the sync point, [`World::finalize_updates`]; a
+//!   [`Commands`] buffer collects changes while a query holds the world and
+//!   is applied with [`World::apply`].
+//! * [`Schedule`] runs systems in order, with sync points between them, and
+//!   can time them.
+//!
+//! # Features
+//!
+//! * `std` (default): the clock behind `Schedule::run_timed`. Without it the
+//!   crate is `no_std` and needs only `alloc`.
+//! * `rayon`: `par_for_each` on queries.
 //!
 //! # Compile-time checks that need a full build
 //!
 //! Naming a component the world lacks is caught by `cargo check`. Giving
-//! one component twice in a bundle (`spawn_with((A, A))`) is caught by a
-//! constant evaluated when the code is generated, so it shows up in
-//! `cargo build` and `cargo test`, not in `cargo check`.
+//! one component twice in a bundle (`spawn_with((A, A))`) or a mutable query
+//! (`query_mut::<(&mut A, &A)>()`), or a query with no required component, is
+//! caught by a constant evaluated when the code is generated, so it shows up
+//! in `cargo build` and `cargo test`, not in `cargo check`.
 
 /* How does `world!` work?
 

@@ -8,9 +8,9 @@
 //! others, so its cost follows the rarest required component, not the
 //! world's size.
 //!
-//! * [`World::query`](crate::World::query) is read-only and yields a plain
+//! * [`World::query`] is read-only and yields a plain
 //!   iterator, [`QueryIter`].
-//! * [`World::query_mut`](crate::World::query_mut) may write and yields a
+//! * [`World::query_mut`] may write and yields a
 //!   [`Join`]; so does [`join`], which takes storages you borrowed yourself
 //!   (`join((&mut world.pos, &world.vel))`), leaving the world's other fields
 //!   free.
@@ -138,7 +138,7 @@ fn shorter<'w>(a: Option<&'w [Entity]>, b: Option<&'w [Entity]>) -> Option<&'w [
 /// one entity's items from them.
 ///
 /// Implemented for `&SparseMap<C>`, [`Maybe`], [`With`] and [`Without`] of
-/// one, and tuples of fetches. [`World::query`](crate::World::query) builds
+/// one, and tuples of fetches. [`World::query`] builds
 /// one from a query type; [`join`] takes one you built.
 ///
 /// ```
@@ -305,7 +305,7 @@ impl<'w, W: Contains<C>, C: 'w> Query<'w, W> for Without<C> {
 }
 
 /// Iterator over the results of a read-only query: `(Entity, items)` for
-/// every entity that matches. Made by [`World::query`](crate::World::query),
+/// every entity that matches. Made by [`World::query`],
 /// or by iterating a read-only [`Join`].
 ///
 /// Order follows the driving (smallest required) storage's dense order and
@@ -932,7 +932,7 @@ impl_mut_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7);
 // Join: running a fetch
 // ---------------------------------------------------------------------------
 
-/// A query ready to run: made by [`World::query_mut`](crate::World::query_mut)
+/// A query ready to run: made by [`World::query_mut`]
 /// or [`join`].
 ///
 /// [`for_each`](Join::for_each) runs any query; a `for` loop and
@@ -1052,7 +1052,7 @@ impl<'w, F: FetchMut<'w>> Join<'w, F> {
     }
 }
 
-/// A read-only join iterates like [`World::query`](crate::World::query).
+/// A read-only join iterates like [`World::query`].
 impl<'w, F: Fetch<'w>> IntoIterator for Join<'w, F> {
     type Item = (Entity, F::Item);
     type IntoIter = QueryIter<'w, F>;
