@@ -421,6 +421,69 @@ impl EntityAllocator {
     pub(crate) fn slot_count(&self) -> usize {
         self.slots.len()
     }
+
+    /// Checks the allocator's own bookkeeping and panics with a description
+    /// of the first violation: the alive count matches the slots, every free
+    /// slot is dead and listed once, and every dead slot is free or retired.
+    /// For tests.
+    #[doc(hidden)]
+    pub fn assert_invariants(&self) {
+        let alive = self.slots.iter().filter(|slot| slot.alive).count();
+        assert_eq!(alive, self.alive as usize, "allocator: alive count is off");
+        let mut listed = alloc::vec![false; self.slots.len()];
+        for &index in &self.free {
+            let slot = self
+                .slots
+                .get(index as usize)
+                .expect("allocator: free list names a missing slot");
+            assert!(!slot.alive, "allocator: free list names alive slot {index}");
+            assert!(
+                !listed[index as usize],
+                "allocator: slot {index} is on the free list twice"
+            );
+            listed[index as usize] = true;
+        }
+        let dead = self.slots.len() - alive;
+        assert_eq!(
+            dead,
+            self.free.len() + self.retired as usize,
+            "allocator: dead slots are neither free nor retired"
+        );
+        for slot in self.slots.iter().filter(|slot| !slot.alive) {
+            assert!(
+                slot.generation.get() >= 2,
+                "allocator: a dead slot kept generation 1"
+            );
+        }
+        for &entity in &self.pending_despawns {
+            assert!(
+                entity.index() < self.slots.len() as u32,
+                "allocator: queued despawn of a missing slot"
+            );
+        }
+    }
+
+    /// Lowers the number of entity indices this allocator may use (it never
+    /// raises it), so tests can reach exhaustion without spawning 4 billion
+    /// entities. Safe: it can only make spawns fail sooner.
+    #[doc(hidden)]
+    pub fn limit_indices(&mut self, limit: u32) {
+        self.slot_limit = self.slot_limit.min(limit);
+    }
+
+    /// Moves the generation of every free slot forward to at least
+    /// `generation`, so tests can reach generation wraparound without
+    /// recycling a slot 4 billion times. Safe: handles to free slots are
+    /// stale, and generations only grow, so none can become valid.
+    #[doc(hidden)]
+    pub fn fast_forward_free_generations(&mut self, generation: u32) {
+        if let Some(generation) = NonZeroU32::new(generation) {
+            for &index in &self.free {
+                let slot = &mut self.slots[index as usize];
+                slot.generation = slot.generation.max(generation);
+            }
+        }
+    }
 }
 
 /// Iterator over the alive entities of an [`EntityAllocator`], made by

@@ -284,6 +284,22 @@ mod stats {
 
     /// Timings of one step (a system, a sync point, or the whole frame)
     /// over the frames a [`ScheduleStats`] keeps.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    /// use typed_ecs::schedule::{ScheduleStats, StepSummary};
+    ///
+    /// struct Pos(f32);
+    /// world! { struct Game<Pos>; }
+    ///
+    /// let mut schedule = Schedule::<Game>::new();
+    /// schedule.add_system_named("idle", |_| {});
+    /// let mut stats = ScheduleStats::new();
+    /// schedule.run_timed(&mut Game::new(), &mut stats);
+    /// let summary: Vec<StepSummary> = stats.summary();
+    /// let names: Vec<&str> = summary.iter().map(|s| s.name.as_str()).collect();
+    /// assert_eq!(names, ["idle", "frame"]);
+    /// ```
     #[derive(Clone, Debug, PartialEq, Eq)]
     pub struct StepSummary {
         /// The step's name (`"frame"` for the whole frame).
