@@ -22,6 +22,11 @@ use crate::error::SpawnError;
 /// `Debug` prints the handle compactly as `{index}v{generation}` (and a
 /// handle reserved by a command buffer as `reserved#{n}`).
 ///
+/// A handle does not record which world made it. Used with another world, it
+/// names whatever that world has at the same index and generation, or
+/// nothing. Keep handles with their world. There is no check, even in debug
+/// builds: it would need room the 8-byte handle does not have.
+///
 /// ```
 /// use typed_ecs::prelude::*;
 ///
