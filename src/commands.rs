@@ -107,23 +107,48 @@ pub(crate) fn apply_additions<T>(
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct Resolver<'a> {
+    buffer: u32,
     spawned: &'a [Option<Entity>],
 }
 
 impl<'a> Resolver<'a> {
-    pub(crate) fn new(spawned: &'a [Option<Entity>]) -> Self {
-        Resolver { spawned }
+    pub(crate) fn new(buffer: u32, spawned: &'a [Option<Entity>]) -> Self {
+        Resolver { buffer, spawned }
     }
 
     /// The real entity for `entity`: itself, or the one made for a reserved
-    /// handle (`None` if that spawn failed or the handle is from another buffer).
+    /// handle of this buffer (`None` if that spawn failed, or the handle was
+    /// reserved by another buffer or before an earlier apply).
     #[inline]
     pub(crate) fn resolve(&self, entity: Entity) -> Option<Entity> {
-        match entity.reserved_ordinal() {
-            Some(ordinal) => self.spawned.get(ordinal as usize).copied().flatten(),
-            None => Some(entity),
-        }
+        resolve_reserved(self.buffer, entity, |ordinal| {
+            self.spawned.get(ordinal as usize).copied().flatten()
+        })
     }
+}
+
+/// `entity` itself if it is not reserved; for a handle reserved by `buffer`,
+/// `lookup(ordinal)`; for one reserved by any other buffer, `None`.
+#[inline]
+fn resolve_reserved(
+    buffer: u32,
+    entity: Entity,
+    lookup: impl FnOnce(u32) -> Option<Entity>,
+) -> Option<Entity> {
+    match entity.reserved_parts() {
+        None => Some(entity),
+        Some((made_by, ordinal)) if made_by == buffer => lookup(ordinal),
+        Some(_) => None,
+    }
+}
+
+/// Hands out buffer ids (31 bits, wrapping), so a reserved handle can be
+/// told apart from another buffer's, or from its own buffer's before an
+/// earlier apply.
+fn next_buffer_id() -> u32 {
+    use core::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed) & !(1 << 31)
 }
 
 /// A buffer of deferred changes for the world `W`: add, remove, despawn and
@@ -163,6 +188,8 @@ impl<'a> Resolver<'a> {
 /// ```
 pub struct Commands<W: World> {
     pub(crate) queues: W::__Queues,
+    /// This buffer's id since its last apply: part of every handle it reserves.
+    pub(crate) id: u32,
     pub(crate) despawns: Vec<Entity>,
     /// Number of reserved handles handed out (spawns queued).
     spawns: u32,
@@ -189,6 +216,7 @@ impl<W: World> Commands<W> {
     pub fn new() -> Self {
         Commands {
             queues: W::__Queues::default(),
+            id: next_buffer_id(),
             despawns: Vec::new(),
             spawns: 0,
             len: 0,
@@ -305,7 +333,9 @@ impl<W: World> Commands<W> {
     /// handle works in later commands of this buffer (add, remove, despawn);
     /// at apply it becomes a real entity, listed in
     /// [`ApplyReport::spawned`] and found with [`ApplyReport::entity`].
-    /// Anywhere else, before apply, the world treats it as not alive.
+    /// Anywhere else the world treats it as not alive: in another buffer, or
+    /// in this one after the apply, commands naming it are rejected as
+    /// [`RejectReason::DeadEntity`].
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
@@ -323,10 +353,10 @@ impl<W: World> Commands<W> {
     ///
     /// # Panics
     ///
-    /// If one buffer reserves more than `u32::MAX - 1` entities.
+    /// If one buffer reserves more than `u32::MAX - 1` entities between applies.
     #[track_caller]
     pub fn spawn(&mut self) -> Entity {
-        let entity = Entity::reserved(self.spawns);
+        let entity = Entity::reserved(self.id, self.spawns);
         self.spawns += 1;
         self.len += 1;
         entity
@@ -370,7 +400,7 @@ impl<W: World> Commands<W> {
                 }
                 Err(_) => {
                     report.reject(
-                        Entity::reserved(ordinal),
+                        Entity::reserved(self.id, ordinal),
                         CommandKind::Spawn,
                         None,
                         RejectReason::OutOfIndices,
@@ -379,8 +409,15 @@ impl<W: World> Commands<W> {
                 }
             }
         }
-        self.spawns = 0;
         spawned
+    }
+
+    /// Empties the spawn count and gives the buffer a new id, so handles it
+    /// reserved before this apply never match its later spawns.
+    pub(crate) fn finish_apply(&mut self) {
+        self.spawns = 0;
+        self.len = 0;
+        self.id = next_buffer_id();
     }
 }
 
@@ -505,13 +542,23 @@ impl fmt::Display for Rejected {
 /// }
 /// ```
 #[must_use = "the report lists the commands that could not be applied"]
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApplyReport {
+    /// The id the applied buffer had: its reserved handles carry it.
+    buffer: u32,
     spawned: Vec<Entity>,
     rejected: Vec<Rejected>,
 }
 
 impl ApplyReport {
+    pub(crate) fn new(buffer: u32) -> Self {
+        ApplyReport {
+            buffer,
+            spawned: Vec::new(),
+            rejected: Vec::new(),
+        }
+    }
+
     pub(crate) fn reject(
         &mut self,
         entity: Entity,
@@ -574,7 +621,8 @@ impl ApplyReport {
     }
 
     /// The real entity made for a reserved handle of the applied buffer, or
-    /// `entity` itself if it is not a reserved handle.
+    /// `entity` itself if it is not a reserved handle; `None` for a handle
+    /// reserved by another buffer or another apply.
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
@@ -587,9 +635,10 @@ impl ApplyReport {
     /// assert!(world.is_alive(report.entity(reserved).unwrap()));
     /// ```
     pub fn entity(&self, entity: Entity) -> Option<Entity> {
-        match entity.reserved_ordinal() {
-            Some(ordinal) => self.spawned.get(ordinal as usize).copied(),
-            None => Some(entity),
-        }
+        // Spawns only fail once indices run out, so every failed spawn comes
+        // after every successful one and `spawned[ordinal]` lines up.
+        resolve_reserved(self.buffer, entity, |ordinal| {
+            self.spawned.get(ordinal as usize).copied()
+        })
     }
 }

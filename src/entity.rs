@@ -20,7 +20,7 @@ use crate::error::SpawnError;
 /// returns `None`, even after the slot has been reused by a new entity.
 ///
 /// `Debug` prints the handle compactly as `{index}v{generation}` (and a
-/// handle reserved by a command buffer as `reserved#{n}`).
+/// handle reserved by a command buffer as `reserved#{n}@{buffer}`).
 ///
 /// A handle does not record which world made it. Used with another world, it
 /// names whatever that world has at the same index and generation, or
@@ -136,39 +136,42 @@ impl Entity {
     /// let mut commands = Commands::<Game>::new();
     /// let reserved = commands.spawn();
     /// assert!(reserved.is_reserved());
-    /// assert_eq!(format!("{reserved:?}"), "reserved#0");
+    /// assert!(format!("{reserved:?}").starts_with("reserved#0@"));
     /// assert!(!world.spawn().is_reserved());
     /// ```
     #[inline]
     pub const fn is_reserved(self) -> bool {
-        self.index == RESERVED_INDEX
+        self.index & RESERVED_BIT != 0
     }
 
-    /// The reserved handle for the `ordinal`-th spawn of a command buffer.
-    /// Reserved handles use index `u32::MAX`, which no real entity has.
+    /// The reserved handle for the `ordinal`-th spawn of the command buffer
+    /// `buffer` (31 bits). Reserved handles have the top index bit set, which
+    /// no real entity's index has (see `MAX_SLOTS`).
     #[track_caller]
-    pub(crate) fn reserved(ordinal: u32) -> Entity {
+    pub(crate) fn reserved(buffer: u32, ordinal: u32) -> Entity {
         let generation = ordinal
             .checked_add(1)
             .and_then(NonZeroU32::new)
-            .expect("a Commands buffer can reserve at most u32::MAX - 1 entities");
-        Entity::new(RESERVED_INDEX, generation)
+            .expect("a Commands buffer can reserve at most u32::MAX - 1 entities between applies");
+        Entity::new(RESERVED_BIT | (buffer & !RESERVED_BIT), generation)
     }
 
-    /// For a reserved handle, the position of its spawn in its buffer.
+    /// For a reserved handle: the buffer that made it, and the position of
+    /// its spawn in that buffer.
     #[inline]
-    pub(crate) fn reserved_ordinal(self) -> Option<u32> {
-        self.is_reserved().then(|| self.generation.get() - 1)
+    pub(crate) fn reserved_parts(self) -> Option<(u32, u32)> {
+        self.is_reserved()
+            .then(|| (self.index & !RESERVED_BIT, self.generation.get() - 1))
     }
 }
 
-/// The index of reserved handles: never a real entity's (see `MAX_SLOTS`).
-const RESERVED_INDEX: u32 = u32::MAX;
+/// The index bit that marks reserved handles: real indices stay below it.
+const RESERVED_BIT: u32 = 1 << 31;
 
 impl fmt::Debug for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.reserved_ordinal() {
-            Some(ordinal) => write!(f, "reserved#{ordinal}"),
+        match self.reserved_parts() {
+            Some((buffer, ordinal)) => write!(f, "reserved#{ordinal}@{buffer}"),
             None => write!(f, "{}v{}", self.index, self.generation),
         }
     }
@@ -190,9 +193,9 @@ struct Slot {
     alive: bool,
 }
 
-/// The largest number of slots a world can have: indices `0..=u32::MAX - 1`.
-/// (`u32::MAX` itself is never an index, so it can serve as a sentinel.)
-const MAX_SLOTS: u32 = u32::MAX;
+/// The largest number of slots a world can have: indices `0..2^31`. Indices
+/// with the top bit set are left to reserved handles (see `RESERVED_BIT`).
+const MAX_SLOTS: u32 = RESERVED_BIT;
 
 /// Hands out [`Entity`] handles and tracks which are alive.
 ///
@@ -313,7 +316,7 @@ impl EntityAllocator {
     ///
     /// # Panics
     ///
-    /// When all `u32::MAX` indices are in use or retired.
+    /// When all 2^31 indices are in use or retired.
     #[cfg(test)]
     #[track_caller]
     pub(crate) fn alloc(&mut self) -> Entity {

@@ -20,8 +20,8 @@
 //! * `for_each(|entity, items| …)` works for every query. It is the fastest
 //!   way to run one, and is driven by the smallest required storage.
 //! * A `for` loop works when the **first** element is `&mut C` and the rest
-//!   only read (`&B`, `Option<&B>`, `With`, `Without`), or when the whole query
-//!   only reads. The loop is then driven by `C`'s storage, whose values are
+//!   only read (`&B`, `Option<&B>`, `With`, `Without`; none at all is fine),
+//!   or when the whole query only reads. The loop is then driven by `C`'s storage, whose values are
 //!   handed out in order. Any other shape needs two `&mut` into storages at
 //!   once, which safe code cannot hand out from an iterator: use `for_each`.
 //! * `par_for_each` (feature `rayon`) works for the same shapes as `for`,
@@ -1114,6 +1114,32 @@ impl<'w, C: 'static> Iterator for JoinIter<'w, C, ()> {
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.values.size_hint()
+    }
+}
+
+/// A one-element tuple iterates like the bare element, yielding `(&mut C,)`.
+impl<'w, C: 'static> IntoIterator for Join<'w, (ViewMut<'w, C>,)> {
+    type Item = (Entity, (&'w mut C,));
+    #[allow(clippy::type_complexity)]
+    type IntoIter =
+        core::iter::Map<JoinIter<'w, C, ()>, fn((Entity, &'w mut C)) -> (Entity, (&'w mut C,))>;
+
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        let (view,) = self.fetch;
+        Join::new(view)
+            .into_iter()
+            .map(|(entity, value)| (entity, (value,)))
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<'w, C: 'static + Send> Join<'w, (ViewMut<'w, C>,)> {
+    /// Runs `f` for every value on rayon's thread pool, splitting the dense
+    /// range.
+    pub fn par_for_each(self, f: impl Fn(Entity, (&mut C,)) + Sync + Send) {
+        let (view,) = self.fetch;
+        Join::new(view).par_for_each(|entity, value| f(entity, (value,)));
     }
 }
 

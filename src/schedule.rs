@@ -235,6 +235,8 @@ impl<W: World> Schedule<W> {
     /// in `stats` (see [`ScheduleStats`]): what a game shows as its frame
     /// breakdown. Needs the `std` feature (on by default) for the clock.
     ///
+    /// A frame cut short by a panicking system records nothing.
+    ///
     /// ```
     /// use typed_ecs::prelude::*;
     /// use typed_ecs::schedule::ScheduleStats;
@@ -368,6 +370,9 @@ mod stats {
         frames: u64,
         steps: Vec<Samples>,
         frame: Samples,
+        /// The current frame's step times, kept only once the frame ends (a
+        /// frame cut short by a panicking system records nothing).
+        current: Vec<core::time::Duration>,
     }
 
     impl Default for ScheduleStats {
@@ -399,6 +404,7 @@ mod stats {
                 frames: 0,
                 steps: Vec::new(),
                 frame: Samples::new("frame"),
+                current: Vec::new(),
             }
         }
 
@@ -443,13 +449,18 @@ mod stats {
                 }
             }
             self.steps.truncate(count);
+            self.current.clear();
         }
 
         pub(super) fn record(&mut self, position: usize, time: Duration) {
-            self.steps[position].push(self.window, time);
+            debug_assert_eq!(position, self.current.len());
+            self.current.push(time);
         }
 
         pub(super) fn end_frame(&mut self, time: Duration) {
+            for (samples, &step) in self.steps.iter_mut().zip(&self.current) {
+                samples.push(self.window, step);
+            }
             self.frame.push(self.window, time);
             self.frames += 1;
         }

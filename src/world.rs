@@ -1143,6 +1143,10 @@ pub trait World: Sized {
     /// entity is dead, or already has the component it adds) is listed in
     /// the returned [`ApplyReport`], and the component it carried is dropped.
     ///
+    /// Within each phase, storages are processed in the order the `world!`
+    /// declaration lists them, and each storage's commands in the order they
+    /// were queued, so the same buffer always gives the same result and report.
+    ///
     /// ```
     /// use typed_ecs::prelude::*;
     ///
@@ -1166,9 +1170,11 @@ pub trait World: Sized {
     /// assert_eq!((world.size::<Hp>(), world.size::<Dead>()), (1, 1));
     /// ```
     fn apply(&mut self, commands: &mut Commands<Self>) -> ApplyReport {
-        let mut report = ApplyReport::default();
+        let buffer = commands.id;
+        let mut report = ApplyReport::new(buffer);
         let spawned = commands.spawn_real_entities(self, &mut report);
-        let resolver = Resolver::new(&spawned);
+        commands.finish_apply();
+        let resolver = Resolver::new(buffer, &spawned);
         self.__apply_commands(&mut commands.queues, &resolver, &mut report);
         for entity in commands.despawns.drain(..) {
             let despawned = resolver
@@ -1178,7 +1184,6 @@ pub trait World: Sized {
                 report.reject(entity, CommandKind::Despawn, None, RejectReason::DeadEntity);
             }
         }
-        commands.len = 0;
         report
     }
 

@@ -1,0 +1,151 @@
+//! `par_for_each` (feature `rayon`) gives exactly what `for_each` gives.
+//! Run with `cargo test --features rayon --test parallel`.
+#![cfg(feature = "rayon")]
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use typed_ecs::prelude::*;
+use typed_ecs::query::{join, Maybe};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct A(u64);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct B(u64);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct C;
+
+world! {
+    #[derive(Clone)]
+    struct Par<A, B, C>;
+}
+
+/// ~10,000 live entities, with despawns and index reuse behind them: every
+/// entity has an `A`, two thirds a `B`, one in five a `C`.
+fn populated() -> Par {
+    let mut world = Par::new();
+    let mut handles = Vec::new();
+    for i in 0..11_000u64 {
+        let e = world.spawn_with((A(i),));
+        if i % 3 != 0 {
+            world.add(e, B(i * 7 + 1));
+        }
+        if i % 5 == 0 {
+            world.add(e, C);
+        }
+        handles.push(e);
+    }
+    for e in handles.iter().step_by(4) {
+        world.despawn(*e);
+    }
+    for i in 0..2_000u64 {
+        let e = world.spawn_with((A(100_000 + i), B(i)));
+        if i % 2 == 0 {
+            world.add(e, C);
+        }
+    }
+    assert!(world.entity_count() > 10_000);
+    world
+}
+
+/// Every component of every entity, for comparing worlds.
+fn contents(world: &Par) -> BTreeMap<Entity, (Option<u64>, Option<u64>, bool)> {
+    world
+        .entities()
+        .map(|e| {
+            (
+                e,
+                (
+                    world.get::<A>(e).map(|a| a.0),
+                    world.get::<B>(e).map(|b| b.0),
+                    world.has::<C>(e),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Not idempotent, so a double visit shows.
+fn mix(a: u64, e: Entity, b: u64) -> u64 {
+    a.wrapping_mul(31).wrapping_add(u64::from(e.index())) ^ b
+}
+
+#[test]
+fn par_for_each_single_mut_matches_for_each() {
+    let mut sequential = populated();
+    let mut parallel = sequential.clone();
+    let before = contents(&sequential);
+
+    let mut visits = 0;
+    sequential.query_mut::<&mut A>().for_each(|e, a| {
+        a.0 = mix(a.0, e, 0);
+        visits += 1;
+    });
+    let par_visits = AtomicUsize::new(0);
+    parallel.query_mut::<&mut A>().par_for_each(|e, a| {
+        a.0 = mix(a.0, e, 0);
+        par_visits.fetch_add(1, Ordering::Relaxed);
+    });
+
+    assert_eq!(visits, sequential.entity_count());
+    assert_eq!(par_visits.into_inner(), visits);
+    let after = contents(&parallel);
+    assert_eq!(after, contents(&sequential));
+    assert_ne!(after, before, "the pass changed something");
+    parallel.assert_invariants();
+}
+
+#[test]
+fn par_for_each_with_filters_matches_for_each() {
+    let mut sequential = populated();
+    let mut parallel = sequential.clone();
+    let before = contents(&sequential);
+
+    let mut visited = Vec::new();
+    sequential
+        .query_mut::<(&mut A, &B, Without<C>)>()
+        .for_each(|e, (a, b, ())| {
+            a.0 = mix(a.0, e, b.0);
+            visited.push(e);
+        });
+    let par_visits = AtomicUsize::new(0);
+    parallel
+        .query_mut::<(&mut A, &B, Without<C>)>()
+        .par_for_each(|e, (a, b, ())| {
+            a.0 = mix(a.0, e, b.0);
+            par_visits.fetch_add(1, Ordering::Relaxed);
+        });
+
+    let expected = before
+        .values()
+        .filter(|(a, b, c)| a.is_some() && b.is_some() && !c)
+        .count();
+    assert!(expected > 5_000);
+    assert_eq!(visited.len(), expected);
+    assert_eq!(par_visits.into_inner(), expected);
+    let after = contents(&parallel);
+    assert_eq!(after, contents(&sequential));
+    // Exactly the matching entities changed.
+    for (e, row) in &before {
+        let changed = after[e] != *row;
+        assert_eq!(changed, row.1.is_some() && !row.2, "{e:?}");
+    }
+
+    // Options and With, and a join over borrowed fields.
+    sequential
+        .query_mut::<(&mut A, Option<&B>, With<C>)>()
+        .for_each(|e, (a, b, ())| a.0 = mix(a.0, e, b.map_or(5, |b| b.0)));
+    parallel
+        .query_mut::<(&mut A, Option<&B>, With<C>)>()
+        .par_for_each(|e, (a, b, ())| a.0 = mix(a.0, e, b.map_or(5, |b| b.0)));
+    assert_eq!(contents(&parallel), contents(&sequential));
+
+    join((&mut sequential.b, Maybe(&sequential.a)))
+        .for_each(|e, (b, a)| b.0 = mix(b.0, e, a.map_or(0, |a| a.0)));
+    join((&mut parallel.b, Maybe(&parallel.a)))
+        .par_for_each(|e, (b, a)| b.0 = mix(b.0, e, a.map_or(0, |a| a.0)));
+    assert_eq!(contents(&parallel), contents(&sequential));
+    parallel.assert_invariants();
+}
