@@ -64,11 +64,8 @@
 //! * [`Schedule`] runs systems in order, with sync points between them, and
 //!   can time them.
 //!
-//! # Features
-//!
-//! * `std` (default): the clock behind `Schedule::run_timed`. Without it the
-//!   crate is `no_std` and needs only `alloc`.
-//! * `rayon`: `par_for_each` on queries.
+//! The [guide](#guide) below walks through each piece; the feature flags
+//! are listed [there](#feature-flags).
 //!
 //! # Compile-time checks that need a full build
 //!
@@ -77,6 +74,9 @@
 //! (`query_mut::<(&mut A, &A)>()`), or a query with no required component, is
 //! caught by a constant evaluated when the code is generated, so it shows up
 //! in `cargo build` and `cargo test`, not in `cargo check`.
+
+#![doc = ""]
+#![doc = include_str!("../docs/guide.md")]
 
 /* How does `world!` work?
 
@@ -115,6 +115,8 @@ extern crate std;
 pub mod commands;
 pub mod entity;
 pub mod error;
+#[cfg(feature = "example_generated")]
+pub mod example_generated;
 mod macros;
 pub mod query;
 pub mod schedule;

@@ -141,9 +141,11 @@ macro_rules! __world_declare {
         }
 
         // The reviewed allow list: a private world may never call `new` or
-        // `with_capacity` (dead_code), and every path is spelled in full so
-        // nothing in the user's scope can shadow it (unused_qualifications).
-        #[allow(dead_code, unused_qualifications)]
+        // `with_capacity` (dead_code); every path is spelled in full so
+        // nothing in the user's scope can shadow it (unused_qualifications);
+        // the hidden `__Parts` and `__Queues` helpers have no use for `Debug`
+        // (missing_debug_implementations).
+        #[allow(dead_code, unused_qualifications, missing_debug_implementations)]
         const _: () = {
             /// The field names in order: `Component::INDEX` is a position here.
             const __FIELDS: &[&str] = &[$($crate::__private::core::stringify!($field)),+];
