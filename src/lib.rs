@@ -77,7 +77,6 @@
 
 #![doc = ""]
 #![doc = include_str!("../docs/guide.md")]
-
 /* How does `world!` work?
 
    `world!` (src/macros.rs) only parses. It emits the struct, with one
@@ -103,7 +102,6 @@
    a user crate needs neither `paste` nor `static_assertions`, and nothing it
    defines (`mod core {}`, `#![no_implicit_prelude]`) can break the expansion.
 */
-
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]

@@ -38,7 +38,7 @@
 use core::marker::PhantomData;
 use core::slice;
 
-use crate::sparse_map::ViewMut;
+use crate::sparse_map::{IterMut, ViewMut};
 use crate::world::{all_distinct, Contains};
 use crate::{Entity, SparseMap, World};
 
@@ -1090,30 +1090,11 @@ pub struct JoinIter<'w, C, R> {
 
 impl<'w, C: 'static> IntoIterator for Join<'w, ViewMut<'w, C>> {
     type Item = (Entity, &'w mut C);
-    type IntoIter = JoinIter<'w, C, ()>;
+    type IntoIter = IterMut<'w, C>;
 
     #[inline]
     fn into_iter(self) -> Self::IntoIter {
-        let (entities, values) = self.fetch.into_slices();
-        JoinIter {
-            entities: entities.iter(),
-            values: values.iter_mut(),
-            rest: (),
-        }
-    }
-}
-
-impl<'w, C: 'static> Iterator for JoinIter<'w, C, ()> {
-    type Item = (Entity, &'w mut C);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        Some((*self.entities.next()?, self.values.next()?))
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.values.size_hint()
+        self.fetch.into_iter_mut()
     }
 }
 
@@ -1122,13 +1103,12 @@ impl<'w, C: 'static> IntoIterator for Join<'w, (ViewMut<'w, C>,)> {
     type Item = (Entity, (&'w mut C,));
     #[allow(clippy::type_complexity)]
     type IntoIter =
-        core::iter::Map<JoinIter<'w, C, ()>, fn((Entity, &'w mut C)) -> (Entity, (&'w mut C,))>;
+        core::iter::Map<IterMut<'w, C>, fn((Entity, &'w mut C)) -> (Entity, (&'w mut C,))>;
 
     #[inline]
     fn into_iter(self) -> Self::IntoIter {
         let (view,) = self.fetch;
-        Join::new(view)
-            .into_iter()
+        view.into_iter_mut()
             .map(|(entity, value)| (entity, (value,)))
     }
 }

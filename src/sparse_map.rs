@@ -833,88 +833,105 @@ impl<'a, T> IntoIterator for &'a mut SparseMap<T> {
     }
 }
 
-/// Iterator over `(Entity, &T)` of a [`SparseMap`], made by [`SparseMap::iter`].
-///
-/// ```
-/// # use typed_ecs::prelude::*;
-/// # world! { struct Game<Pos>; }
-/// # struct Pos(f32);
-/// let mut world = Game::new();
-/// world.spawn_with((Pos(3.0),));
-/// let iter: typed_ecs::sparse_map::Iter<'_, Pos> = world.pos.iter();
-/// assert_eq!(iter.len(), 1);
-/// ```
-#[derive(Clone, Debug)]
-pub struct Iter<'a, T> {
-    entities: core::slice::Iter<'a, Entity>,
-    values: core::slice::Iter<'a, T>,
+/// Writes an iterator over a storage's entity array and value array in step.
+macro_rules! pair_iter {
+    ($(#[$meta:meta])* $name:ident, $values:ident, $($value_ref:tt)+) => {
+        $(#[$meta])*
+        #[derive(Debug)]
+        pub struct $name<'a, T> {
+            entities: core::slice::Iter<'a, Entity>,
+            values: core::slice::$values<'a, T>,
+        }
+
+        impl<'a, T> Iterator for $name<'a, T> {
+            type Item = (Entity, $($value_ref)+ T);
+
+            #[inline]
+            fn next(&mut self) -> Option<Self::Item> {
+                Some((*self.entities.next()?, self.values.next()?))
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.values.size_hint()
+            }
+        }
+
+        impl<T> DoubleEndedIterator for $name<'_, T> {
+            #[inline]
+            fn next_back(&mut self) -> Option<Self::Item> {
+                Some((*self.entities.next_back()?, self.values.next_back()?))
+            }
+        }
+
+        impl<T> ExactSizeIterator for $name<'_, T> {}
+        impl<T> core::iter::FusedIterator for $name<'_, T> {}
+    };
 }
 
-impl<'a, T> Iterator for Iter<'a, T> {
-    type Item = (Entity, &'a T);
+pair_iter!(
+    /// Iterator over `(Entity, &T)` of a [`SparseMap`], made by [`SparseMap::iter`].
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// let mut world = Game::new();
+    /// world.spawn_with((Pos(3.0),));
+    /// let iter: typed_ecs::sparse_map::Iter<'_, Pos> = world.pos.iter();
+    /// assert_eq!(iter.len(), 1);
+    /// ```
+    Iter, Iter, &'a
+);
 
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        Some((*self.entities.next()?, self.values.next()?))
-    }
+pair_iter!(
+    /// Iterator over `(Entity, &mut T)` of a [`SparseMap`], made by
+    /// [`SparseMap::iter_mut`], and of a query over one `&mut T`.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// let mut world = Game::new();
+    /// world.spawn_with((Pos(3.0),));
+    /// let iter: typed_ecs::sparse_map::IterMut<'_, Pos> = world.pos.iter_mut();
+    /// assert_eq!(iter.len(), 1);
+    /// ```
+    IterMut, IterMut, &'a mut
+);
 
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.values.size_hint()
-    }
-}
-
-impl<T> DoubleEndedIterator for Iter<'_, T> {
-    #[inline]
-    fn next_back(&mut self) -> Option<Self::Item> {
-        Some((*self.entities.next_back()?, self.values.next_back()?))
-    }
-}
-
-impl<T> ExactSizeIterator for Iter<'_, T> {}
-impl<T> core::iter::FusedIterator for Iter<'_, T> {}
-
-/// Iterator over `(Entity, &mut T)` of a [`SparseMap`], made by
-/// [`SparseMap::iter_mut`].
-///
-/// ```
-/// # use typed_ecs::prelude::*;
-/// # world! { struct Game<Pos>; }
-/// # struct Pos(f32);
-/// let mut world = Game::new();
-/// world.spawn_with((Pos(3.0),));
-/// let iter: typed_ecs::sparse_map::IterMut<'_, Pos> = world.pos.iter_mut();
-/// assert_eq!(iter.len(), 1);
-/// ```
-#[derive(Debug)]
-pub struct IterMut<'a, T> {
-    entities: core::slice::Iter<'a, Entity>,
-    values: core::slice::IterMut<'a, T>,
-}
-
-impl<'a, T> Iterator for IterMut<'a, T> {
-    type Item = (Entity, &'a mut T);
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        Some((*self.entities.next()?, self.values.next()?))
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.values.size_hint()
-    }
-}
-
-impl<T> DoubleEndedIterator for IterMut<'_, T> {
-    #[inline]
-    fn next_back(&mut self) -> Option<Self::Item> {
-        Some((*self.entities.next_back()?, self.values.next_back()?))
+impl<T> Clone for Iter<'_, T> {
+    fn clone(&self) -> Self {
+        Iter {
+            entities: self.entities.clone(),
+            values: self.values.clone(),
+        }
     }
 }
 
-impl<T> ExactSizeIterator for IterMut<'_, T> {}
-impl<T> core::iter::FusedIterator for IterMut<'_, T> {}
+impl<'w, T> ViewMut<'w, T> {
+    /// Iterates over `(entity, &mut value)` for the whole view lifetime,
+    /// consuming the view.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Hp(i32);
+    /// # world! { struct Game<Hp>; }
+    /// let mut world = Game::new();
+    /// world.spawn_with((Hp(1),));
+    /// for (_, hp) in world.hp.view_mut().into_iter_mut() {
+    ///     hp.0 += 1;
+    /// }
+    /// assert_eq!(world.hp.values()[0].0, 2);
+    /// ```
+    #[inline]
+    pub fn into_iter_mut(self) -> IterMut<'w, T> {
+        IterMut {
+            entities: self.dense.iter(),
+            values: self.data.iter_mut(),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -572,14 +572,7 @@ pub trait World: Sized {
     where
         Self: Contains<C>,
     {
-        if !self.is_alive(entity) {
-            return Err(AddError::new(
-                AddErrorKind::DeadEntity,
-                entity,
-                Self::NAME,
-                component,
-            ));
-        }
+        let component = alive_or_give_back(self, entity, component)?;
         let storage = self.sparse_map_mut();
         if storage.contains(entity) {
             return Err(AddError::new(
@@ -637,14 +630,7 @@ pub trait World: Sized {
     where
         Self: Contains<C>,
     {
-        if !self.is_alive(entity) {
-            return Err(AddError::new(
-                AddErrorKind::DeadEntity,
-                entity,
-                Self::NAME,
-                component,
-            ));
-        }
+        let component = alive_or_give_back(self, entity, component)?;
         Ok(self.sparse_map_mut().insert(entity, component))
     }
 
@@ -814,14 +800,7 @@ pub trait World: Sized {
     where
         Self: Contains<C>,
     {
-        if !self.is_alive(entity) {
-            return Err(AddError::new(
-                AddErrorKind::DeadEntity,
-                entity,
-                Self::NAME,
-                component,
-            ));
-        }
+        let component = alive_or_give_back(self, entity, component)?;
         self.sparse_map_mut()
             .queue_add(entity, component)
             .map_err(|(kind, component)| AddError::new(kind, entity, Self::NAME, component))
@@ -1245,6 +1224,25 @@ pub trait World: Sized {
                 );
             }
         });
+    }
+}
+
+/// Hands `component` back in a `DeadEntity` error unless `entity` is alive.
+#[inline]
+fn alive_or_give_back<W: World, C>(
+    world: &W,
+    entity: Entity,
+    component: C,
+) -> Result<C, AddError<C>> {
+    if world.is_alive(entity) {
+        Ok(component)
+    } else {
+        Err(AddError::new(
+            AddErrorKind::DeadEntity,
+            entity,
+            W::NAME,
+            component,
+        ))
     }
 }
 
