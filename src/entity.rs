@@ -186,11 +186,11 @@ impl fmt::Display for Entity {
 
 /// One slot of the allocator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Slot {
+pub(crate) struct Slot {
     /// While alive: the generation of the entity in the slot. While free: the
     /// generation the next entity will get. While retired: `u32::MAX`.
-    generation: NonZeroU32,
-    alive: bool,
+    pub(crate) generation: NonZeroU32,
+    pub(crate) alive: bool,
 }
 
 /// The largest number of slots a world can have: indices `0..2^31`. Indices
@@ -422,6 +422,86 @@ impl EntityAllocator {
     /// Takes the despawn queue, leaving it empty.
     pub(crate) fn take_pending_despawns(&mut self) -> Vec<Entity> {
         core::mem::take(&mut self.pending_despawns)
+    }
+
+    /// The slots, the free list and the queued despawns, for saving.
+    #[cfg(feature = "serde")]
+    pub(crate) fn parts(&self) -> (&[Slot], &[u32], &[Entity]) {
+        (&self.slots, &self.free, &self.pending_despawns)
+    }
+
+    /// Rebuilds an allocator from saved parts, or says what is wrong with
+    /// them: every free slot must exist, be dead and be listed once, every
+    /// other dead slot must be retired (generation `u32::MAX`), every dead
+    /// slot must have been used (generation ≥ 2), and every queued despawn
+    /// must be alive.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_parts(
+        slots: Vec<Slot>,
+        free: Vec<u32>,
+        pending_despawns: Vec<Entity>,
+    ) -> Result<Self, alloc::string::String> {
+        use alloc::format;
+        if slots.len() > MAX_SLOTS as usize {
+            return Err(format!(
+                "{} slots, more than the {MAX_SLOTS} a world can have",
+                slots.len()
+            ));
+        }
+        let mut listed = alloc::vec![false; slots.len()];
+        for &index in &free {
+            match slots.get(index as usize) {
+                None => {
+                    return Err(format!(
+                        "the free list names slot {index}, which does not exist"
+                    ))
+                }
+                Some(slot) if slot.alive => {
+                    return Err(format!("the free list names slot {index}, which is alive"))
+                }
+                Some(_) if listed[index as usize] => {
+                    return Err(format!("the free list names slot {index} twice"))
+                }
+                Some(_) => listed[index as usize] = true,
+            }
+        }
+        let mut alive = 0u32;
+        let mut retired = 0u32;
+        for (index, slot) in slots.iter().enumerate() {
+            if slot.alive {
+                alive += 1;
+                continue;
+            }
+            if slot.generation.get() < 2 {
+                return Err(format!(
+                    "dead slot {index} has generation 1, so it was never used"
+                ));
+            }
+            if !listed[index] {
+                if slot.generation.get() != u32::MAX {
+                    return Err(format!("dead slot {index} is neither free nor retired"));
+                }
+                retired += 1;
+            }
+        }
+        let allocator = EntityAllocator {
+            slots,
+            free,
+            alive,
+            retired,
+            pending_despawns,
+            slot_limit: MAX_SLOTS,
+        };
+        if let Some(dead) = allocator
+            .pending_despawns
+            .iter()
+            .find(|&&e| !allocator.is_alive(e))
+        {
+            return Err(format!(
+                "a despawn is queued for entity {dead}, which is not alive"
+            ));
+        }
+        Ok(allocator)
     }
 
     /// Number of slots ever created (alive, free or retired).

@@ -118,6 +118,8 @@ pub mod example_generated;
 mod macros;
 pub mod query;
 pub mod schedule;
+#[cfg(feature = "serde")]
+mod serde_impls;
 pub mod sparse_map;
 mod world;
 
@@ -234,6 +236,14 @@ pub mod __private {
     }
 
     pub use crate::commands::{ApplyReport, Queue, Resolver};
+    pub use alloc::string::String;
+
+    #[cfg(feature = "serde")]
+    pub use crate::serde_impls::{
+        check_storage, deserialize_world, read_next, read_once, required, WorldFields,
+    };
+    #[cfg(feature = "serde")]
+    pub use ::serde;
 
     /// Applies one command queue's removals to its storage.
     #[inline]

@@ -83,24 +83,24 @@
 macro_rules! world {
     // `world! { pub struct W<A, B, C>; }`
     (
-        $(#[$meta:meta])*
+        $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident < $($component:ident),+ $(,)? > ;
     ) => {
         $crate::__private::paste! {
-            $crate::__world_declare! {
-                $(#[$meta])*
-                $vis struct $name { $( [<$component:snake>] : $component ),+ }
+            $crate::__world_attrs! {
+                @todo [$([$($attr)*])*] @kept [] @serde []
+                @item { $vis struct $name { $( [<$component:snake>] : $component ),+ } }
             }
         }
     };
     // `world! { pub struct W { a: A, pos: Vec3<f32> } }`
     (
-        $(#[$meta:meta])*
+        $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ $(,)? }
     ) => {
-        $crate::__world_declare! {
-            $(#[$meta])*
-            $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }
+        $crate::__world_attrs! {
+            @todo [$([$($attr)*])*] @kept [] @serde []
+            @item { $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ } }
         }
     };
     ($($input:tt)*) => {
@@ -114,11 +114,59 @@ macro_rules! world {
     };
 }
 
+/// Sorts a world's attributes: keeps them all, except that `Serialize` and
+/// `Deserialize` are taken out of `derive(..)` lists (the world's serde
+/// impls are generated, so they can check the whole world). Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_attrs {
+    (@todo [] @kept [$($kept:tt)*] @serde [$($serde:tt)*] @item { $($item:tt)* }) => {
+        $crate::__world_declare! { @serde [$($serde)*] $($kept)* $($item)* }
+    };
+    (@todo [[derive($($list:tt)*)] $($todo:tt)*] @kept $kept:tt @serde $serde:tt @item $item:tt) => {
+        $crate::__world_derives! {
+            @list [$($list)*] @keep [] @serde $serde @then [@todo [$($todo)*] @kept $kept @item $item]
+        }
+    };
+    (@todo [[$($attr:tt)*] $($todo:tt)*] @kept [$($kept:tt)*] @serde $serde:tt @item $item:tt) => {
+        $crate::__world_attrs! { @todo [$($todo)*] @kept [$($kept)* #[$($attr)*]] @serde $serde @item $item }
+    };
+}
+
+/// Sorts one `derive(..)` list for `__world_attrs!`. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_derives {
+    (@list [] @keep [$($keep:tt)*] @serde $serde:tt @then [@todo $todo:tt @kept [$($kept:tt)*] @item $item:tt]) => {
+        $crate::__world_attrs! { @todo $todo @kept [$($kept)* #[derive($($keep)*)]] @serde $serde @item $item }
+    };
+    (@list [Serialize $(, $($rest:tt)*)?] @keep $keep:tt @serde [$($serde:tt)*] @then $then:tt) => {
+        $crate::__world_derives! { @list [$($($rest)*)?] @keep $keep @serde [$($serde)* ser(Serialize)] @then $then }
+    };
+    (@list [Deserialize $(, $($rest:tt)*)?] @keep $keep:tt @serde [$($serde:tt)*] @then $then:tt) => {
+        $crate::__world_derives! { @list [$($($rest)*)?] @keep $keep @serde [$($serde)* de(Deserialize)] @then $then }
+    };
+    (@list [$(::)? serde::Serialize $(, $($rest:tt)*)?] @keep $keep:tt @serde [$($serde:tt)*] @then $then:tt) => {
+        $crate::__world_derives! {
+            @list [$($($rest)*)?] @keep $keep @serde [$($serde)* ser($crate::__private::serde::Serialize)] @then $then
+        }
+    };
+    (@list [$(::)? serde::Deserialize $(, $($rest:tt)*)?] @keep $keep:tt @serde [$($serde:tt)*] @then $then:tt) => {
+        $crate::__world_derives! {
+            @list [$($($rest)*)?] @keep $keep @serde [$($serde)* de($crate::__private::serde::Deserialize)] @then $then
+        }
+    };
+    (@list [$(::)? $($path:ident)::+ $(, $($rest:tt)*)?] @keep [$($keep:tt)*] @serde $serde:tt @then $then:tt) => {
+        $crate::__world_derives! { @list [$($($rest)*)?] @keep [$($keep)* $($path)::+,] @serde $serde @then $then }
+    };
+}
+
 /// Emits a world from a normalised field list. Not public API.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __world_declare {
     (
+        @serde [$($serde:tt)*]
         $(#[$meta:meta])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ }
     ) => {
@@ -287,6 +335,158 @@ macro_rules! __world_declare {
                     }
                 }
             )+
+
+            $crate::__world_serde! { [$($serde)*] $name { $($field: $ty),+ } }
         };
+    };
+}
+
+/// Emits the serde impls a world's `derive(..)` asked for. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_serde {
+    ([] $name:ident $fields:tt) => {};
+    ([ser($($path:tt)+) $($rest:tt)*] $name:ident $fields:tt) => {
+        $crate::__world_serialize! { [$($path)+] $name $fields }
+        $crate::__world_serde! { [$($rest)*] $name $fields }
+    };
+    ([de($($path:tt)+) $($rest:tt)*] $name:ident $fields:tt) => {
+        $crate::__world_deserialize! { [$($path)+] $name $fields }
+        $crate::__world_serde! { [$($rest)*] $name $fields }
+    };
+}
+
+/// `Serialize` for a world: the allocator, then every storage. Not public API.
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_serialize {
+    ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ }) => {
+        impl $($path)+ for $name {
+            fn serialize<__S>(
+                &self,
+                serializer: __S,
+            ) -> $crate::__private::core::result::Result<__S::Ok, __S::Error>
+            where
+                __S: $crate::__private::serde::Serializer,
+            {
+                use $crate::__private::serde::ser::SerializeStruct as _;
+                let mut state = serializer
+                    .serialize_struct($crate::__private::core::stringify!($name), 1 + __FIELDS.len())?;
+                state.serialize_field("entities", &self.entities)?;
+                $(state.serialize_field($crate::__private::core::stringify!($field), &self.$field)?;)+
+                state.end()
+            }
+        }
+    };
+}
+
+/// `Deserialize` for a world, which checks that the storages agree with the
+/// allocator. Not public API.
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_deserialize {
+    ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ }) => {
+        impl<'de> $($path)+<'de> for $name {
+            fn deserialize<__D>(deserializer: __D) -> $crate::__private::core::result::Result<Self, __D::Error>
+            where
+                __D: $crate::__private::serde::Deserializer<'de>,
+            {
+                $crate::__private::deserialize_world::<__D, Self>(deserializer)
+            }
+        }
+
+        /// One `Option` per field, filled while loading.
+        pub struct __Partial {
+            entities: $crate::__private::core::option::Option<$crate::EntityAllocator>,
+            $($field: $crate::__private::core::option::Option<$crate::SparseMap<$ty>>,)+
+        }
+
+        impl $crate::__private::core::default::Default for __Partial {
+            fn default() -> Self {
+                Self {
+                    entities: $crate::__private::core::option::Option::None,
+                    $($field: $crate::__private::core::option::Option::None,)+
+                }
+            }
+        }
+
+        impl $crate::__private::WorldFields for $name {
+            const FIELDS: &'static [&'static str] = &["entities", $($crate::__private::core::stringify!($field)),+];
+            type Partial = __Partial;
+
+            fn read_field<'de, __A: $crate::__private::serde::de::MapAccess<'de>>(
+                partial: &mut __Partial,
+                key: &str,
+                map: &mut __A,
+            ) -> $crate::__private::core::result::Result<(), __A::Error> {
+                match key {
+                    "entities" => $crate::__private::read_once(&mut partial.entities, "entities", map),
+                    $($crate::__private::core::stringify!($field) => $crate::__private::read_once(
+                        &mut partial.$field,
+                        $crate::__private::core::stringify!($field),
+                        map,
+                    ),)+
+                    other => $crate::__private::core::result::Result::Err(
+                        $crate::__private::serde::de::Error::unknown_field(other, Self::FIELDS),
+                    ),
+                }
+            }
+
+            fn read_fields<'de, __A: $crate::__private::serde::de::SeqAccess<'de>>(
+                seq: &mut __A,
+            ) -> $crate::__private::core::result::Result<__Partial, __A::Error> {
+                let mut position = 0;
+                let entities = $crate::__private::read_next(seq, position, Self::NAME)?;
+                $(
+                    position += 1;
+                    let $field = $crate::__private::read_next(seq, position, Self::NAME)?;
+                )+
+                let _ = position;
+                $crate::__private::core::result::Result::Ok(__Partial { entities, $($field),+ })
+            }
+
+            fn finish(partial: __Partial) -> $crate::__private::core::result::Result<Self, $crate::__private::String> {
+                let entities = $crate::__private::required(partial.entities, "entities", Self::NAME)?;
+                $(
+                    let $field = $crate::__private::required(
+                        partial.$field,
+                        $crate::__private::core::stringify!($field),
+                        Self::NAME,
+                    )?;
+                    $crate::__private::check_storage(&entities, &$field, $crate::__private::core::stringify!($field))?;
+                )+
+                $crate::__private::core::result::Result::Ok(Self { entities, $($field),+ })
+            }
+        }
+    };
+}
+
+/// Without the `serde` feature, deriving serde traits on a world says how to
+/// turn it on.
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_serialize {
+    ($($input:tt)*) => {
+        $crate::__private::core::compile_error! {
+            "deriving `Serialize` on a world needs the `serde` feature of typed_ecs: \
+typed_ecs = { version = \"0.1\", features = [\"serde\"] }"
+        }
+    };
+}
+
+/// Without the `serde` feature, deriving serde traits on a world says how to
+/// turn it on.
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_deserialize {
+    ($($input:tt)*) => {
+        $crate::__private::core::compile_error! {
+            "deriving `Deserialize` on a world needs the `serde` feature of typed_ecs: \
+typed_ecs = { version = \"0.1\", features = [\"serde\"] }"
+        }
     };
 }

@@ -543,6 +543,68 @@ impl<T> SparseMap<T> {
         self.set.sparse.allocated_pages()
     }
 
+    // ----- saving and loading -----
+
+    /// The stored `(entities, values)` and the queued adds', for saving.
+    #[cfg(feature = "serde")]
+    pub(crate) fn pairs(&self) -> [(&[Entity], &[T]); 2] {
+        [
+            (&self.set.dense, &self.set.data),
+            (&self.pending_adds.dense, &self.pending_adds.data),
+        ]
+    }
+
+    /// The entities with a queued removal, for saving.
+    #[cfg(feature = "serde")]
+    pub(crate) fn pending_remove_entities(&self) -> &[Entity] {
+        &self.pending_removes.dense
+    }
+
+    /// Rebuilds a storage from saved parts, or says what is wrong with them:
+    /// no list may hold one index twice (one entity twice, or two
+    /// generations of one index), nor a command buffer's reserved handle.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_parts(
+        values: Vec<(Entity, T)>,
+        adds: Vec<(Entity, T)>,
+        removes: Vec<Entity>,
+    ) -> Result<Self, alloc::string::String> {
+        fn fill<V>(
+            set: &mut SparseSet<V>,
+            what: &str,
+            items: impl IntoIterator<Item = (Entity, V)>,
+        ) -> Result<(), alloc::string::String> {
+            for (entity, value) in items {
+                if entity.is_reserved() {
+                    return Err(alloc::format!("{what} hold the reserved handle {entity:?}"));
+                }
+                if set.sparse.get(entity.index()) != EMPTY {
+                    return Err(alloc::format!(
+                        "{what} hold entity index {} twice",
+                        entity.index()
+                    ));
+                }
+                set.insert(entity, value);
+            }
+            Ok(())
+        }
+        let mut map = SparseMap::with_capacity(values.len());
+        fill(&mut map.set, "the values", values)?;
+        fill(&mut map.pending_adds, "the queued adds", adds)?;
+        fill(
+            &mut map.pending_removes,
+            "the queued removals",
+            removes.into_iter().map(|e| (e, ())),
+        )?;
+        Ok(map)
+    }
+
+    /// `true` if a removal of `entity`'s value is queued.
+    #[cfg(feature = "serde")]
+    pub(crate) fn has_queued_removal(&self, entity: Entity) -> bool {
+        self.pending_removes.contains(entity)
+    }
+
     // ----- used by the world, which checks liveness first -----
 
     /// Adds or replaces `entity`'s value. The world checks `entity` is alive.

@@ -1,0 +1,305 @@
+//! Saving and loading (feature `serde`).
+//!
+//! [`Entity`], [`EntityAllocator`] and [`SparseMap<T>`] implement `Serialize`
+//! and `Deserialize`, and a `world!` struct whose attributes include
+//! `#[derive(Serialize, Deserialize)]` gets impls that save the allocator
+//! and every storage, queued changes included.
+//!
+//! Loading checks everything a world relies on, and malformed or hostile
+//! data is a deserialization error, never a world that misbehaves later:
+//!
+//! * an entity with generation 0, or an index reserved for command buffers;
+//! * an allocator whose free list names a missing, alive or repeated slot,
+//!   or whose dead slots are neither free nor retired (generation `u32::MAX`);
+//! * a storage holding one entity twice, or two generations of one index;
+//! * (whole worlds) a storage or queue holding an entity that is not alive.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+use core::marker::PhantomData;
+use core::num::NonZeroU32;
+
+use serde::de::{self, DeserializeOwned, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeStruct, SerializeTuple};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::entity::Slot;
+use crate::{Entity, EntityAllocator, SparseMap, World};
+
+// ----- Entity: a pair (index, generation) -----
+
+impl Serialize for Entity {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut pair = serializer.serialize_tuple(2)?;
+        pair.serialize_element(&self.index())?;
+        pair.serialize_element(&self.generation())?;
+        pair.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Entity {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (index, generation) = <(u32, u32)>::deserialize(deserializer)?;
+        let generation = NonZeroU32::new(generation).ok_or_else(|| {
+            de::Error::custom(format_args!("entity {index}v0: a generation is never 0"))
+        })?;
+        Ok(Entity::new(index, generation))
+    }
+}
+
+// ----- Structs of named fields, written once -----
+
+/// Writes `Deserialize` for a plain struct of named fields (accepting a map
+/// or a sequence), so the owned "raw" forms below need no derive macro.
+macro_rules! raw_struct {
+    ($name:ident $(<$t:ident>)? { $($field:ident: $ty:ty),+ $(,)? }) => {
+        struct $name $(<$t>)? { $($field: $ty),+ }
+
+        impl<'de $(, $t: Deserialize<'de>)?> Deserialize<'de> for $name $(<$t>)? {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                const FIELDS: &[&str] = &[$(stringify!($field)),+];
+
+                struct RawVisitor $(<$t>)? (PhantomData<($($t,)?)>);
+
+                impl<'de $(, $t: Deserialize<'de>)?> Visitor<'de> for RawVisitor $(<$t>)? {
+                    type Value = $name $(<$t>)?;
+
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        write!(f, "a {} with fields {:?}", stringify!($name), FIELDS)
+                    }
+
+                    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                        let mut position = 0;
+                        $(
+                            let $field: $ty = seq
+                                .next_element()?
+                                .ok_or_else(|| de::Error::invalid_length(position, &self))?;
+                            position += 1;
+                        )+
+                        let _ = position;
+                        Ok($name { $($field),+ })
+                    }
+
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                        $(let mut $field: Option<$ty> = None;)+
+                        while let Some(key) = map.next_key::<String>()? {
+                            match key.as_str() {
+                                $(stringify!($field) => {
+                                    if $field.is_some() {
+                                        return Err(de::Error::duplicate_field(stringify!($field)));
+                                    }
+                                    $field = Some(map.next_value()?);
+                                })+
+                                other => return Err(de::Error::unknown_field(other, FIELDS)),
+                            }
+                        }
+                        $(let $field = $field.ok_or_else(|| de::Error::missing_field(stringify!($field)))?;)+
+                        Ok($name { $($field),+ })
+                    }
+                }
+
+                deserializer.deserialize_struct(stringify!($name), FIELDS, RawVisitor(PhantomData))
+            }
+        }
+    };
+}
+
+// ----- EntityAllocator -----
+
+raw_struct!(RawAllocator {
+    slots: Vec<(u32, bool)>,
+    free: Vec<u32>,
+    pending_despawns: Vec<Entity>,
+});
+
+impl Serialize for EntityAllocator {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Slots<'a>(&'a [Slot]);
+        impl Serialize for Slots<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_seq(
+                    self.0
+                        .iter()
+                        .map(|slot| (slot.generation.get(), slot.alive)),
+                )
+            }
+        }
+        let (slots, free, pending) = self.parts();
+        let mut state = serializer.serialize_struct("EntityAllocator", 3)?;
+        state.serialize_field("slots", &Slots(slots))?;
+        state.serialize_field("free", free)?;
+        state.serialize_field("pending_despawns", pending)?;
+        state.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for EntityAllocator {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = RawAllocator::deserialize(deserializer)?;
+        let mut slots = Vec::with_capacity(raw.slots.len());
+        for (index, (generation, alive)) in raw.slots.into_iter().enumerate() {
+            let generation = NonZeroU32::new(generation)
+                .ok_or_else(|| de::Error::custom(format_args!("slot {index} has generation 0")))?;
+            slots.push(Slot { generation, alive });
+        }
+        EntityAllocator::from_parts(slots, raw.free, raw.pending_despawns)
+            .map_err(de::Error::custom)
+    }
+}
+
+// ----- SparseMap -----
+
+raw_struct!(RawSparseMap<T> {
+    values: Vec<(Entity, T)>,
+    pending_adds: Vec<(Entity, T)>,
+    pending_removes: Vec<Entity>,
+});
+
+/// A sequence of `(entity, value)` pairs, serialized without copying.
+struct Pairs<'a, T>(&'a [Entity], &'a [T]);
+
+impl<T: Serialize> Serialize for Pairs<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().zip(self.1))
+    }
+}
+
+impl<T: Serialize> Serialize for SparseMap<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let [(entities, values), (added, adds)] = self.pairs();
+        let mut state = serializer.serialize_struct("SparseMap", 3)?;
+        state.serialize_field("values", &Pairs(entities, values))?;
+        state.serialize_field("pending_adds", &Pairs(added, adds))?;
+        state.serialize_field("pending_removes", self.pending_remove_entities())?;
+        state.end()
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for SparseMap<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = RawSparseMap::<T>::deserialize(deserializer)?;
+        SparseMap::from_parts(raw.values, raw.pending_adds, raw.pending_removes)
+            .map_err(de::Error::custom)
+    }
+}
+
+// ----- Whole worlds -----
+
+/// What a `world!` with `#[derive(Serialize, Deserialize)]` implements so
+/// that [`deserialize_world`] can fill it. Generated; not public API.
+#[doc(hidden)]
+pub trait WorldFields: World {
+    /// `"entities"`, then every storage's field name, in order.
+    const FIELDS: &'static [&'static str];
+    /// One `Option` per field.
+    type Partial: Default;
+    /// Reads the value of the field named `key` from `map` into `partial`.
+    fn read_field<'de, A: MapAccess<'de>>(
+        partial: &mut Self::Partial,
+        key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error>;
+    /// Reads every field, in order, from `seq`.
+    fn read_fields<'de, A: SeqAccess<'de>>(seq: &mut A) -> Result<Self::Partial, A::Error>;
+    /// Checks that every field was read, and that the storages agree with
+    /// the allocator; builds the world.
+    fn finish(partial: Self::Partial) -> Result<Self, String>;
+}
+
+/// Deserializes a world through its [`WorldFields`] impl.
+#[doc(hidden)]
+pub fn deserialize_world<'de, D: Deserializer<'de>, W: WorldFields>(
+    deserializer: D,
+) -> Result<W, D::Error> {
+    struct WorldVisitor<W>(PhantomData<W>);
+
+    impl<'de, W: WorldFields> Visitor<'de> for WorldVisitor<W> {
+        type Value = W;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "a `{}` world with fields {:?}", W::NAME, W::FIELDS)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<W, A::Error> {
+            W::finish(W::read_fields(&mut seq)?).map_err(de::Error::custom)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<W, A::Error> {
+            let mut partial = W::Partial::default();
+            while let Some(key) = map.next_key::<String>()? {
+                W::read_field(&mut partial, &key, &mut map)?;
+            }
+            W::finish(partial).map_err(de::Error::custom)
+        }
+    }
+
+    deserializer.deserialize_struct(W::NAME, W::FIELDS, WorldVisitor(PhantomData))
+}
+
+/// Stores the next map value in `slot`, refusing a field given twice.
+#[doc(hidden)]
+pub fn read_once<'de, A: MapAccess<'de>, T: DeserializeOwned>(
+    slot: &mut Option<T>,
+    name: &'static str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+/// Reads the next sequence element, which must be there.
+#[doc(hidden)]
+pub fn read_next<'de, A: SeqAccess<'de>, T: DeserializeOwned>(
+    seq: &mut A,
+    position: usize,
+    world: &'static str,
+) -> Result<Option<T>, A::Error> {
+    match seq.next_element()? {
+        Some(value) => Ok(Some(value)),
+        None => Err(de::Error::custom(format_args!(
+            "`{world}` data ends after {position} fields"
+        ))),
+    }
+}
+
+/// Takes a field that must have been read.
+#[doc(hidden)]
+pub fn required<T>(slot: Option<T>, name: &str, world: &str) -> Result<T, String> {
+    slot.ok_or_else(|| alloc::format!("`{world}` data has no `{name}` field"))
+}
+
+/// Checks that every entity `storage` holds or has queued is alive in
+/// `entities`, and that its queued adds keep the rules `add_deferred` keeps.
+#[doc(hidden)]
+pub fn check_storage<T>(
+    entities: &EntityAllocator,
+    storage: &SparseMap<T>,
+    name: &str,
+) -> Result<(), String> {
+    let [(stored, _), (added, _)] = storage.pairs();
+    let removed = storage.pending_remove_entities();
+    for (what, list) in [
+        ("holds", stored),
+        ("has a queued add for", added),
+        ("has a queued removal for", removed),
+    ] {
+        if let Some(dead) = list.iter().find(|&&e| !entities.is_alive(e)) {
+            return Err(alloc::format!(
+                "the `{name}` storage {what} entity {dead}, which is not alive"
+            ));
+        }
+    }
+    if let Some(twice) = added
+        .iter()
+        .find(|&&e| storage.contains(e) && !storage.has_queued_removal(e))
+    {
+        return Err(alloc::format!(
+            "the `{name}` storage has a queued add for entity {twice}, which already has one and no queued removal"
+        ));
+    }
+    Ok(())
+}
