@@ -1117,6 +1117,20 @@ impl<'w, C: 'static> IntoIterator for Join<'w, (ViewMut<'w, C>,)> {
 impl<'w, C: 'static + Send> Join<'w, (ViewMut<'w, C>,)> {
     /// Runs `f` for every value on rayon's thread pool, splitting the dense
     /// range.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Hp(u32);
+    /// world! { struct Game<Hp>; }
+    ///
+    /// let mut world = Game::new();
+    /// for _ in 0..100 {
+    ///     world.spawn_with((Hp(1),));
+    /// }
+    /// world.query_mut::<(&mut Hp,)>().par_for_each(|_, (hp,)| hp.0 += 1);
+    /// assert!(world.hp.values().iter().all(|hp| hp.0 == 2));
+    /// ```
     pub fn par_for_each(self, f: impl Fn(Entity, (&mut C,)) + Sync + Send) {
         let (view,) = self.fetch;
         Join::new(view).par_for_each(|entity, value| f(entity, (value,)));
@@ -1169,6 +1183,21 @@ macro_rules! impl_join_iter {
             /// Runs `f` for every matching entity on rayon's thread pool,
             /// splitting the first storage's dense range. Only for queries
             /// whose first element is `&mut C` and whose others only read.
+            ///
+            /// ```
+            /// use typed_ecs::prelude::*;
+            ///
+            /// struct Pos(f32);
+            /// struct Vel(f32);
+            /// world! { struct Game<Pos, Vel>; }
+            ///
+            /// let mut world = Game::new();
+            /// for i in 0..1000 {
+            ///     world.spawn_with((Pos(0.0), Vel(i as f32)));
+            /// }
+            /// world.query_mut::<(&mut Pos, &Vel)>().par_for_each(|_, (pos, vel)| pos.0 += vel.0);
+            /// assert_eq!(world.pos.values().iter().map(|p| p.0).sum::<f32>(), 499_500.0);
+            /// ```
             pub fn par_for_each(self, f: impl Fn(Entity, (&mut C, $($r::Item,)+)) + Sync + Send) {
                 use rayon::prelude::*;
                 #[allow(non_snake_case)]
@@ -1201,6 +1230,20 @@ impl<'w, C: 'static, R> core::iter::FusedIterator for JoinIter<'w, C, R> where S
 impl<'w, C: 'static + Send> Join<'w, ViewMut<'w, C>> {
     /// Runs `f` for every value on rayon's thread pool, splitting the dense
     /// range.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Hp(u32);
+    /// world! { struct Game<Hp>; }
+    ///
+    /// let mut world = Game::new();
+    /// for _ in 0..100 {
+    ///     world.spawn_with((Hp(1),));
+    /// }
+    /// world.query_mut::<&mut Hp>().par_for_each(|_, hp| hp.0 *= 3);
+    /// assert!(world.hp.values().iter().all(|hp| hp.0 == 3));
+    /// ```
     pub fn par_for_each(self, f: impl Fn(Entity, &mut C) + Sync + Send) {
         use rayon::prelude::*;
         let (entities, values) = self.fetch.into_slices();
