@@ -1062,6 +1062,11 @@ pub trait World: Sized {
     /// a query with no required component; both are caught when the program
     /// is built (`cargo build`, `cargo test`), not by `cargo check`.
     ///
+    /// A `for` loop walks the *first* storage (the `&mut` one), while
+    /// `for_each` walks the *smallest* required one. When a filter or another
+    /// component is much rarer (`(&mut Velocity, With<Player>)`), prefer
+    /// `for_each`.
+    ///
     /// ```
     /// use typed_ecs::prelude::*;
     ///
