@@ -1,69 +1,55 @@
-//! Model-based test: a seeded generator drives random operations on a world
-//! with three components, mirrored on a plain model (a `HashMap` of rows plus
-//! its own queues). After every step the world must agree with the model.
+//! Model-based test, seeded: a SplitMix64 generator drives 20,000 operations
+//! per seed through the harness in `support/harness.rs`, which checks the
+//! world against its model after every step. Each run must reach every
+//! operation and every outcome (each error and rejection kind) at least
+//! `MIN_HITS` times, so a change that makes a path unreachable fails here.
 
-use std::collections::{HashMap, HashSet};
+#[path = "support/harness.rs"]
+mod harness;
 
-use typed_ecs::prelude::*;
-use typed_ecs::AddErrorKind;
+use harness::{Coverage, Harness, Op, CODE_LEN, INDEX_LIMIT};
 
 /// Operations per seed.
 const STEPS: usize = 20_000;
 
-#[derive(Debug, Clone, PartialEq)]
-struct A(u64);
+/// Each counter of the coverage must reach this, per seed.
+const MIN_HITS: u64 = 10;
 
-#[derive(Debug, Clone, PartialEq)]
-struct B(u64);
+/// Steps per phase: the run alternates between filling the world (up to its
+/// index limit, so spawns fail) and emptying it.
+const PHASE: usize = 500;
 
-#[derive(Debug, Clone, PartialEq)]
-struct C(u64);
-
-world! {
-    #[derive(Debug)]
-    struct Sim<A, B, C>;
-}
-
-/// What the model needs to know about a component type.
-trait Comp: Sized + std::fmt::Debug {
-    /// Which field of a `Row`.
-    const K: usize;
-    fn new(value: u64) -> Self;
-    fn value(&self) -> u64;
-    fn value_mut(&mut self) -> &mut u64;
-}
-
-macro_rules! comp {
-    ($($t:ident = $k:expr),+) => {
-        $(
-            impl Comp for $t {
-                const K: usize = $k;
-                fn new(value: u64) -> Self {
-                    $t(value)
-                }
-                fn value(&self) -> u64 {
-                    self.0
-                }
-                fn value_mut(&mut self) -> &mut u64 {
-                    &mut self.0
-                }
-            }
-        )+
-    };
-}
-
-comp!(A = 0, B = 1, C = 2);
-
-/// Calls `$run.$method::<T>(args)` for the component numbered `$k`.
-macro_rules! with_comp {
-    ($run:ident, $k:expr, $method:ident ( $($arg:expr),* )) => {
-        match $k {
-            0 => $run.$method::<A>($($arg),*),
-            1 => $run.$method::<B>($($arg),*),
-            _ => $run.$method::<C>($($arg),*),
-        }
-    };
-}
+/// How often each operation is drawn: `(name, while filling, while emptying)`.
+const WEIGHTS: &[(&str, u32, u32)] = &[
+    ("Spawn", 40, 6),
+    ("TrySpawn", 30, 4),
+    ("SpawnWith", 60, 8),
+    ("Despawn", 12, 40),
+    ("Add", 40, 40),
+    ("TryAdd", 30, 30),
+    ("Insert", 30, 30),
+    ("TryInsert", 20, 20),
+    ("Remove", 30, 30),
+    ("RemoveAll", 10, 10),
+    ("Edit", 30, 30),
+    ("AddDeferred", 40, 40),
+    ("TryAddDeferred", 30, 30),
+    ("RemoveDeferred", 40, 40),
+    ("DespawnDeferred", 8, 20),
+    ("FinalizeUpdates", 40, 40),
+    ("CmdAdd", 40, 40),
+    ("CmdRemove", 25, 25),
+    ("CmdDespawn", 12, 20),
+    ("CmdSpawn", 20, 10),
+    ("CmdSpawnWith", 20, 10),
+    ("CmdApply", 40, 40),
+    ("CmdClear", 3, 3),
+    ("Query", 30, 30),
+    ("QueryMut", 30, 30),
+    ("QueryCommands", 20, 20),
+    ("GetMany", 30, 30),
+    ("Clear", 1, 3),
+];
 
 /// SplitMix64.
 struct Rng(u64);
@@ -78,578 +64,136 @@ impl Rng {
     }
 
     /// In `0..n`, `n > 0`.
-    fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+    fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
     }
 }
 
-/// One entity's components in the model.
-#[derive(Debug, Default, Clone, Copy, PartialEq)]
-struct Row {
-    a: Option<u64>,
-    b: Option<u64>,
-    c: Option<u64>,
+/// Percent of operations that act on the same target and component as the
+/// one before (when both take them), so that changes meet on one entity.
+const SAME_TARGET: u64 = 35;
+
+/// Percent of fresh targets forced to be alive entities; the others are
+/// drawn like any byte (half of those alive, the rest any issued handle, a
+/// recent, forged or reserved one).
+const LIVE_TARGET: u64 = 50;
+
+/// Pairs that meet on one entity and component: after the first, the second
+/// follows `FOLLOW_UP` percent of the time, on the same target.
+const FOLLOW_UPS: &[(&str, &str)] = &[
+    ("RemoveDeferred", "AddDeferred"),
+    ("AddDeferred", "Add"),
+    ("Add", "TryAddDeferred"),
+    ("CmdRemove", "CmdAdd"),
+    ("DespawnDeferred", "AddDeferred"),
+];
+const FOLLOW_UP: u64 = 30;
+
+fn kind(name: &str) -> usize {
+    Op::kind_of(name).unwrap_or_else(|| panic!("no operation {name}"))
 }
 
-impl Row {
-    fn get(&self, k: usize) -> Option<u64> {
-        match k {
-            0 => self.a,
-            1 => self.b,
-            _ => self.c,
-        }
-    }
-
-    fn slot(&mut self, k: usize) -> &mut Option<u64> {
-        match k {
-            0 => &mut self.a,
-            1 => &mut self.b,
-            _ => &mut self.c,
-        }
-    }
-}
-
-/// The model: live entities and their rows, plus queued changes.
-#[derive(Default)]
-struct Model {
-    rows: HashMap<Entity, Row>,
-    /// The live entities, for deterministic picking.
-    live: Vec<Entity>,
-    pending_adds: HashMap<(Entity, usize), u64>,
-    pending_removes: HashSet<(Entity, usize)>,
-    pending_despawns: Vec<Entity>,
-    /// Every handle ever issued, and whether it is alive.
-    issued: Vec<Entity>,
-    issued_alive: Vec<bool>,
-    issued_at: HashMap<Entity, usize>,
-}
-
-impl Model {
-    fn alive(&self, e: Entity) -> bool {
-        self.rows.contains_key(&e)
-    }
-
-    fn row(&self, e: Entity) -> Option<Row> {
-        self.rows.get(&e).copied()
-    }
-
-    fn row_mut(&mut self, e: Entity) -> &mut Row {
-        self.rows.get_mut(&e).expect("alive in the model")
-    }
-
-    fn spawned(&mut self, e: Entity, row: Row) {
-        assert!(
-            !self.issued_at.contains_key(&e),
-            "{e:?} was handed out twice"
-        );
-        self.rows.insert(e, row);
-        self.live.push(e);
-        self.issued_at.insert(e, self.issued.len());
-        self.issued.push(e);
-        self.issued_alive.push(true);
-    }
-
-    /// Immediate despawn: the row and everything queued for it go.
-    fn despawn(&mut self, e: Entity) -> bool {
-        if self.rows.remove(&e).is_none() {
-            return false;
-        }
-        let at = self.live.iter().position(|&x| x == e).unwrap();
-        self.live.swap_remove(at);
-        self.pending_adds.retain(|&(x, _), _| x != e);
-        self.pending_removes.retain(|&(x, _)| x != e);
-        self.issued_alive[self.issued_at[&e]] = false;
-        true
-    }
-
-    /// Removals, then additions, then despawns.
-    fn finalize(&mut self) {
-        for (e, k) in std::mem::take(&mut self.pending_removes) {
-            *self.row_mut(e).slot(k) = None;
-        }
-        for ((e, k), value) in std::mem::take(&mut self.pending_adds) {
-            *self.row_mut(e).slot(k) = Some(value);
-        }
-        for e in std::mem::take(&mut self.pending_despawns) {
-            self.despawn(e);
-        }
-    }
-
-    fn clear(&mut self) {
-        for e in self.live.clone() {
-            self.despawn(e);
-        }
-        self.pending_despawns.clear();
-        assert!(self.rows.is_empty() && self.pending_adds.is_empty());
-    }
-}
-
-/// The world, the model, the generator and where we are.
-struct Run {
-    world: Sim,
-    model: Model,
+/// Draws operations: kinds by weight, arguments at random.
+struct Generator {
     rng: Rng,
-    seed: u64,
-    step: usize,
-    op: String,
-    next_value: u64,
-    /// How often each operation really changed something, to make sure the
-    /// run exercises every path.
-    hits: HashMap<&'static str, usize>,
+    /// `(kind, weight)` while filling and while emptying the world.
+    phases: [Vec<(usize, u32)>; 2],
+    follow_ups: Vec<(usize, usize)>,
+    last_kind: usize,
+    /// The last operation's target mode, target index, component and extra.
+    last: [u8; CODE_LEN - 1],
 }
 
-impl Run {
+impl Generator {
     fn new(seed: u64) -> Self {
-        Run {
-            world: Sim::new(),
-            model: Model::default(),
+        let phase = |column: usize| -> Vec<(usize, u32)> {
+            WEIGHTS
+                .iter()
+                .map(|&(name, fill, empty)| (kind(name), [fill, empty][column]))
+                .collect()
+        };
+        let phases = [phase(0), phase(1)];
+        assert_eq!(phases[0].len(), harness::OP_KINDS, "a weight per operation");
+        Generator {
             rng: Rng(seed),
-            seed,
-            step: 0,
-            op: String::new(),
-            next_value: 0,
-            hits: HashMap::new(),
+            phases,
+            follow_ups: FOLLOW_UPS
+                .iter()
+                .map(|&(first, then)| (kind(first), kind(then)))
+                .collect(),
+            last_kind: 0,
+            last: [0; CODE_LEN - 1],
         }
     }
 
-    fn ctx(&self) -> String {
-        format!("seed {:#x}, step {}, op {}", self.seed, self.step, self.op)
-    }
-
-    fn hit(&mut self, what: &'static str) {
-        *self.hits.entry(what).or_default() += 1;
-    }
-
-    fn fresh(&mut self) -> u64 {
-        self.next_value += 1;
-        self.next_value
-    }
-
-    /// A handle to act on: mostly a live one, sometimes any handle ever
-    /// issued (often dead), sometimes a forged one.
-    fn pick(&mut self) -> Entity {
-        let r = self.rng.below(100);
-        if r < 80 && !self.model.live.is_empty() {
-            self.model.live[self.rng.below(self.model.live.len())]
-        } else if r < 96 && !self.model.issued.is_empty() {
-            self.model.issued[self.rng.below(self.model.issued.len())]
-        } else {
-            let index = self.rng.below(self.model.issued.len() + 4) as u64;
-            let generation = 1 + self.rng.below(4) as u64;
-            Entity::from_bits(index | (generation << 32)).unwrap()
-        }
-    }
-
-    // ----- operations -----
-
-    fn spawn(&mut self) {
-        let e = if self.rng.below(2) == 0 {
-            self.world.spawn()
-        } else {
-            self.world.try_spawn().unwrap()
-        };
-        self.op = format!("spawn -> {e:?}");
-        self.model.spawned(e, Row::default());
-    }
-
-    fn spawn_with(&mut self) {
-        let v = self.fresh();
-        let (e, row) = match self.rng.below(5) {
-            0 => (self.world.spawn_with(()), Row::default()),
-            1 => (
-                self.world.spawn_with((A(v),)),
-                Row {
-                    a: Some(v),
-                    ..Row::default()
-                },
-            ),
-            2 => (
-                self.world.try_spawn_with((B(v), C(v + 1))).unwrap(),
-                Row {
-                    b: Some(v),
-                    c: Some(v + 1),
-                    ..Row::default()
-                },
-            ),
-            3 => (
-                self.world.spawn_with((C(v), A(v + 1))),
-                Row {
-                    a: Some(v + 1),
-                    c: Some(v),
-                    ..Row::default()
-                },
-            ),
-            _ => (
-                self.world.spawn_with((A(v), B(v + 1), C(v + 2))),
-                Row {
-                    a: Some(v),
-                    b: Some(v + 1),
-                    c: Some(v + 2),
-                },
-            ),
-        };
-        self.next_value += 2;
-        self.op = format!("spawn_with -> {e:?} {row:?}");
-        self.model.spawned(e, row);
-    }
-
-    fn despawn(&mut self) {
-        let e = self.pick();
-        self.op = format!("despawn({e:?})");
-        let expected = self.model.alive(e);
-        assert_eq!(self.world.despawn(e), expected, "{}", self.ctx());
-        assert!(self.model.despawn(e) == expected);
-        if expected {
-            self.hit("despawn");
-        }
-    }
-
-    fn add<T: Comp>(&mut self)
-    where
-        Sim: Contains<T>,
-    {
-        let e = self.pick();
-        let v = self.fresh();
-        self.op = format!("add::<{}>({e:?}, {v})", T::K);
-        let expected = match self.model.row(e) {
-            None => Err(AddErrorKind::DeadEntity),
-            Some(row) if row.get(T::K).is_some() => Err(AddErrorKind::AlreadyPresent),
-            Some(_) => Ok(()),
-        };
-        if expected.is_ok() && self.rng.below(2) == 0 {
-            self.world.add(e, T::new(v));
-        } else {
-            match self.world.try_add(e, T::new(v)) {
-                Ok(()) => assert_eq!(expected, Ok(()), "{}", self.ctx()),
-                Err(error) => {
-                    assert_eq!(Err(error.kind()), expected, "{}", self.ctx());
-                    assert_eq!(error.entity(), e, "{}", self.ctx());
-                    assert_eq!(error.into_component().value(), v, "{}", self.ctx());
+    fn draw(&mut self, step: usize) -> Op {
+        let rng = &mut self.rng;
+        let follow_up = self
+            .follow_ups
+            .iter()
+            .find(|&&(first, _)| first == self.last_kind)
+            .map(|&(_, then)| then)
+            .filter(|_| rng.below(100) < FOLLOW_UP);
+        let kind = follow_up.unwrap_or_else(|| {
+            let kinds = &self.phases[(step / PHASE) % 2];
+            let total: u32 = kinds.iter().map(|&(_, weight)| weight).sum();
+            let mut pick = rng.below(u64::from(total)) as u32;
+            for &(kind, weight) in kinds {
+                if pick < weight {
+                    return kind;
                 }
+                pick -= weight;
+            }
+            unreachable!("pick < total")
+        });
+        let same = follow_up.is_some() || rng.below(100) < SAME_TARGET;
+        let bytes = rng.next_u64().to_le_bytes();
+        let (reused, fresh) = self.last.split_at_mut(CODE_LEN - 2);
+        if !same {
+            reused.copy_from_slice(&bytes[..CODE_LEN - 2]);
+            if rng.below(100) < LIVE_TARGET {
+                // Target modes 0 to 7 pick an alive entity.
+                reused[0] &= !0x08;
             }
         }
-        if expected.is_ok() {
-            *self.model.row_mut(e).slot(T::K) = Some(v);
-            self.hit("add");
-        }
-    }
-
-    fn insert<T: Comp>(&mut self)
-    where
-        Sim: Contains<T>,
-    {
-        let e = self.pick();
-        let v = self.fresh();
-        self.op = format!("insert::<{}>({e:?}, {v})", T::K);
-        match self.model.row(e) {
-            Some(row) => {
-                let old = if self.rng.below(2) == 0 {
-                    self.world.insert(e, T::new(v))
-                } else {
-                    self.world.try_insert(e, T::new(v)).unwrap()
-                };
-                assert_eq!(old.map(|c| c.value()), row.get(T::K), "{}", self.ctx());
-                *self.model.row_mut(e).slot(T::K) = Some(v);
-                self.hit("insert");
-            }
-            None => {
-                let error = self.world.try_insert(e, T::new(v)).unwrap_err();
-                assert_eq!(error.kind(), AddErrorKind::DeadEntity, "{}", self.ctx());
-                assert_eq!(error.into_component().value(), v, "{}", self.ctx());
-            }
-        }
-    }
-
-    fn remove<T: Comp>(&mut self)
-    where
-        Sim: Contains<T>,
-    {
-        let e = self.pick();
-        self.op = format!("remove::<{}>({e:?})", T::K);
-        let removed = if self.rng.below(3) == 0 {
-            self.world.storage_mut::<T>().remove(e)
-        } else {
-            self.world.remove::<T>(e)
-        };
-        let expected = self.model.row(e).and_then(|row| row.get(T::K));
-        assert_eq!(removed.map(|c| c.value()), expected, "{}", self.ctx());
-        if expected.is_some() {
-            *self.model.row_mut(e).slot(T::K) = None;
-            self.hit("remove");
-        }
-    }
-
-    fn remove_all(&mut self) {
-        let e = self.pick();
-        self.op = format!("remove_all({e:?})");
-        let alive = self.model.alive(e);
-        assert_eq!(self.world.remove_all(e), alive, "{}", self.ctx());
-        if alive {
-            *self.model.row_mut(e) = Row::default();
-            self.hit("remove_all");
-        }
-    }
-
-    fn edit<T: Comp>(&mut self)
-    where
-        Sim: Contains<T>,
-    {
-        let e = self.pick();
-        let how = self.rng.below(3);
-        self.op = format!("edit::<{}>({e:?}) via {how}", T::K);
-        let expected = self.model.row(e).and_then(|row| row.get(T::K));
-        let value = match how {
-            0 => self.world.get_mut::<T>(e),
-            1 => self.world.storage_mut::<T>().get_mut(e),
-            _ => match self.world.storage::<T>().index_of(e) {
-                Some(i) => Some(self.world.value_at_mut::<T>(i)),
-                None => None,
-            },
-        };
-        match value {
-            Some(c) => {
-                assert_eq!(Some(c.value()), expected, "{}", self.ctx());
-                *c.value_mut() += 1000;
-                *self.model.row_mut(e).slot(T::K) = Some(expected.unwrap() + 1000);
-                self.hit("edit");
-            }
-            None => assert_eq!(expected, None, "{}", self.ctx()),
-        }
-    }
-
-    fn add_deferred<T: Comp>(&mut self)
-    where
-        Sim: Contains<T>,
-    {
-        let e = self.pick();
-        let v = self.fresh();
-        self.op = format!("add_deferred::<{}>({e:?}, {v})", T::K);
-        let key = (e, T::K);
-        let expected = match self.model.row(e) {
-            None => Err(AddErrorKind::DeadEntity),
-            Some(_) if self.model.pending_adds.contains_key(&key) => {
-                Err(AddErrorKind::AlreadyQueued)
-            }
-            Some(row) if row.get(T::K).is_some() && !self.model.pending_removes.contains(&key) => {
-                Err(AddErrorKind::AlreadyPresent)
-            }
-            Some(_) => Ok(()),
-        };
-        if expected.is_ok() && self.rng.below(2) == 0 {
-            self.world.add_deferred(e, T::new(v));
-        } else {
-            match self.world.try_add_deferred(e, T::new(v)) {
-                Ok(()) => assert_eq!(expected, Ok(()), "{}", self.ctx()),
-                Err(error) => {
-                    assert_eq!(Err(error.kind()), expected, "{}", self.ctx());
-                    assert_eq!(error.into_component().value(), v, "{}", self.ctx());
-                }
-            }
-        }
-        if expected.is_ok() {
-            self.model.pending_adds.insert(key, v);
-            self.hit("add_deferred");
-        }
-    }
-
-    fn remove_deferred<T: Comp>(&mut self)
-    where
-        Sim: Contains<T>,
-    {
-        let e = self.pick();
-        self.op = format!("remove_deferred::<{}>({e:?})", T::K);
-        let alive = self.model.alive(e);
-        assert_eq!(self.world.remove_deferred::<T>(e), alive, "{}", self.ctx());
-        if alive {
-            self.model.pending_removes.insert((e, T::K));
-            self.hit("remove_deferred");
-        }
-    }
-
-    fn despawn_deferred(&mut self) {
-        let e = self.pick();
-        self.op = format!("despawn_deferred({e:?})");
-        let alive = self.model.alive(e);
-        assert_eq!(self.world.despawn_deferred(e), alive, "{}", self.ctx());
-        if alive {
-            self.model.pending_despawns.push(e);
-            self.hit("despawn_deferred");
-        }
-    }
-
-    fn finalize(&mut self) {
-        self.op = "finalize_updates".to_owned();
-        self.world.finalize_updates();
-        self.model.finalize();
-        self.hit("finalize");
-    }
-
-    fn clear(&mut self) {
-        self.op = "clear".to_owned();
-        self.world.clear();
-        self.model.clear();
-        self.hit("clear");
-    }
-
-    fn step_once(&mut self) {
-        let k = self.rng.below(3);
-        let crowded = self.model.live.len() > 80;
-        match self.rng.below(1000) {
-            0..=49 if !crowded => self.spawn(),
-            50..=99 if !crowded => self.spawn_with(),
-            0..=149 => self.despawn(),
-            150..=269 => with_comp!(self, k, add()),
-            270..=349 => with_comp!(self, k, insert()),
-            350..=429 => with_comp!(self, k, remove()),
-            430..=454 => self.remove_all(),
-            455..=534 => with_comp!(self, k, edit()),
-            535..=654 => with_comp!(self, k, add_deferred()),
-            655..=744 => with_comp!(self, k, remove_deferred()),
-            745..=789 => self.despawn_deferred(),
-            790..=859 => self.finalize(),
-            860..=862 => self.clear(),
-            // Reads only: the checks after every step do the work.
-            _ => self.op = "read".to_owned(),
-        }
-    }
-
-    // ----- checks -----
-
-    fn check(&self) {
-        let world = &self.world;
-        let model = &self.model;
-        assert_eq!(world.entity_count(), model.rows.len(), "{}", self.ctx());
-
-        for (&e, &alive) in model.issued.iter().zip(&model.issued_alive) {
-            assert_eq!(world.is_alive(e), alive, "{e:?}: {}", self.ctx());
-        }
-
-        let mut live = model.live.clone();
-        live.sort();
-        let entities: Vec<Entity> = world.entities().collect();
-        assert_eq!(entities, live, "entities(): {}", self.ctx());
-
-        for &e in &model.live {
-            let row = model.rows[&e];
-            let got = Row {
-                a: world.get::<A>(e).map(|c| c.0),
-                b: world.get::<B>(e).map(|c| c.0),
-                c: world.get::<C>(e).map(|c| c.0),
-            };
-            assert_eq!(got, row, "{e:?}: {}", self.ctx());
-        }
-
-        // Every query result set, against the rows.
-        type Results = Vec<(Entity, [Option<u64>; 3])>;
-        let mut expected: [Results; 7] = Default::default();
-        for &e in &live {
-            let row = model.rows[&e];
-            let has = [row.a.is_some(), row.b.is_some(), row.c.is_some()];
-            for (mask, results) in (1..8usize).zip(expected.iter_mut()) {
-                if (0..3).all(|k| mask & (1 << k) == 0 || has[k]) {
-                    let pick = |k: usize| row.get(k).filter(|_| mask & (1 << k) != 0);
-                    results.push((e, [pick(0), pick(1), pick(2)]));
-                }
-            }
-        }
-        let got: [Results; 7] = [
-            world
-                .query::<&A>()
-                .map(|(e, a)| (e, [Some(a.0), None, None]))
-                .collect(),
-            world
-                .query::<&B>()
-                .map(|(e, b)| (e, [None, Some(b.0), None]))
-                .collect(),
-            world
-                .query::<(&A, &B)>()
-                .map(|(e, (a, b))| (e, [Some(a.0), Some(b.0), None]))
-                .collect(),
-            world
-                .query::<&C>()
-                .map(|(e, c)| (e, [None, None, Some(c.0)]))
-                .collect(),
-            world
-                .query::<(&C, &A)>()
-                .map(|(e, (c, a))| (e, [Some(a.0), None, Some(c.0)]))
-                .collect(),
-            world
-                .query::<(&B, &C)>()
-                .map(|(e, (b, c))| (e, [None, Some(b.0), Some(c.0)]))
-                .collect(),
-            world
-                .query::<(&A, &B, &C)>()
-                .map(|(e, (a, b, c))| (e, [Some(a.0), Some(b.0), Some(c.0)]))
-                .collect(),
-        ];
-        for (mask, (mut got, expected)) in (1..8).zip(got.into_iter().zip(expected)) {
-            got.sort();
-            assert_eq!(got, expected, "query mask {mask:03b}: {}", self.ctx());
-        }
-
-        let count = |k: usize| {
-            live.iter()
-                .filter(|e| model.rows[e].get(k).is_some())
-                .count()
-        };
-        assert_eq!(
-            [world.size::<A>(), world.size::<B>(), world.size::<C>()],
-            [count(0), count(1), count(2)],
-            "{}",
-            self.ctx()
-        );
-    }
-
-    /// The slower checks: stale handles find nothing, and the invariants.
-    fn check_deep(&self) {
-        let world = &self.world;
-        for (&e, &alive) in self.model.issued.iter().zip(&self.model.issued_alive) {
-            if !alive {
-                assert!(
-                    world.get::<A>(e).is_none()
-                        && world.get::<B>(e).is_none()
-                        && world.get::<C>(e).is_none(),
-                    "stale {e:?} found data: {}",
-                    self.ctx()
-                );
-            }
-        }
-        world.assert_invariants();
+        fresh[0] = bytes[CODE_LEN - 2];
+        self.last_kind = kind;
+        Op::from_parts(kind, self.last)
     }
 }
 
 fn run(seed: u64) {
-    let mut run = Run::new(seed);
+    let mut generator = Generator::new(seed);
+    let mut harness = Harness::new();
+    let mut full = 0;
     for step in 0..STEPS {
-        run.step = step;
-        run.step_once();
-        run.check();
-        if step % 100 == 99 {
-            run.check_deep();
+        harness.step(&generator.draw(step));
+        if harness.live_count() == INDEX_LIMIT {
+            full += 1;
         }
     }
-    run.finalize();
-    run.check();
-    run.check_deep();
+    let coverage: Coverage = harness.coverage().clone();
+    let issued = harness.issued_count();
+    harness.finish();
 
-    // The run went through every path, more than a handful of times.
-    for what in [
-        "despawn",
-        "add",
-        "insert",
-        "remove",
-        "remove_all",
-        "edit",
-        "add_deferred",
-        "remove_deferred",
-        "despawn_deferred",
-        "finalize",
-        "clear",
-    ] {
-        let n = run.hits.get(what).copied().unwrap_or(0);
-        assert!(n >= 10, "seed {seed:#x}: {what} happened {n} times");
-    }
-    assert!(run.model.issued.len() > 1000, "seed {seed:#x}");
+    let missing = coverage.below(MIN_HITS);
+    assert!(
+        missing.is_empty(),
+        "seed {seed:#x}: below {MIN_HITS} hits: {missing:?}\n{}",
+        coverage.summary()
+    );
+    assert!(
+        full > 100,
+        "seed {seed:#x}: the world was full {full} times"
+    );
+    assert!(
+        issued > 1_000,
+        "seed {seed:#x}: only {issued} handles issued"
+    );
+    println!(
+        "seed {seed:#x}: {issued} handles issued, full for {full} steps\n{}",
+        coverage.summary()
+    );
 }
 
 #[test]
