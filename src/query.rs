@@ -165,6 +165,14 @@ pub trait Fetch<'w>: Copy {
 
     /// The items of `entity`, or `None` if it does not match.
     fn fetch(&self, entity: Entity) -> Option<Self::Item>;
+
+    /// Like [`fetch`](Fetch::fetch), for the entity in dense slot `slot` of
+    /// the driving storage: storages try that slot before the sparse lookup.
+    #[inline]
+    fn fetch_at(&self, entity: Entity, slot: usize) -> Option<Self::Item> {
+        let _ = slot;
+        self.fetch(entity)
+    }
 }
 
 impl<'w, C> Fetch<'w> for &'w SparseMap<C> {
@@ -179,6 +187,14 @@ impl<'w, C> Fetch<'w> for &'w SparseMap<C> {
     fn fetch(&self, entity: Entity) -> Option<&'w C> {
         self.get(entity)
     }
+
+    #[inline]
+    fn fetch_at(&self, entity: Entity, slot: usize) -> Option<&'w C> {
+        let storage: &'w SparseMap<C> = self;
+        storage
+            .index_of_at(entity, slot)
+            .map(|slot| &storage.values()[slot])
+    }
 }
 
 impl<'w, F: Fetch<'w>> Fetch<'w> for Maybe<F> {
@@ -192,6 +208,11 @@ impl<'w, F: Fetch<'w>> Fetch<'w> for Maybe<F> {
     #[inline]
     fn fetch(&self, entity: Entity) -> Option<Self::Item> {
         Some(self.0.fetch(entity))
+    }
+
+    #[inline]
+    fn fetch_at(&self, entity: Entity, slot: usize) -> Option<Self::Item> {
+        Some(self.0.fetch_at(entity, slot))
     }
 }
 
@@ -327,7 +348,8 @@ impl<'w, W: Contains<C>, C: 'w> Query<'w, W> for Without<C> {
 #[derive(Clone, Debug)]
 pub struct QueryIter<'w, F> {
     fetch: F,
-    entities: slice::Iter<'w, Entity>,
+    /// The driver's entities, with their dense slots.
+    entities: core::iter::Enumerate<slice::Iter<'w, Entity>>,
 }
 
 impl<'w, F: Fetch<'w>> QueryIter<'w, F> {
@@ -336,7 +358,7 @@ impl<'w, F: Fetch<'w>> QueryIter<'w, F> {
         let driver = fetch.driver().unwrap_or(&[]);
         QueryIter {
             fetch,
-            entities: driver.iter(),
+            entities: driver.iter().enumerate(),
         }
     }
 }
@@ -346,8 +368,8 @@ impl<'w, F: Fetch<'w>> Iterator for QueryIter<'w, F> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        for &entity in self.entities.by_ref() {
-            if let Some(items) = self.fetch.fetch(entity) {
+        for (slot, &entity) in self.entities.by_ref() {
+            if let Some(items) = self.fetch.fetch_at(entity, slot) {
                 return Some((entity, items));
             }
         }
@@ -402,6 +424,15 @@ pub trait FetchMut<'w> {
     /// The items of `entity`, or `None` if it does not match.
     fn fetch(&mut self, entity: Entity) -> Option<Self::Item<'_>>;
 
+    /// Like [`fetch`](FetchMut::fetch), for the entity in dense slot `slot`
+    /// of the driving storage: storages try that slot before the sparse
+    /// lookup.
+    #[inline]
+    fn fetch_at(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>> {
+        let _ = slot;
+        self.fetch(entity)
+    }
+
     /// The items of `entity` for the whole of `'w`, consuming the fetch.
     fn fetch_owned(self, entity: Entity) -> Option<Self::Item<'w>>;
 }
@@ -417,6 +448,11 @@ impl<'w, C: 'static> FetchMut<'w> for &'w SparseMap<C> {
     #[inline]
     fn fetch(&mut self, entity: Entity) -> Option<&'w C> {
         self.get(entity)
+    }
+
+    #[inline]
+    fn fetch_at(&mut self, entity: Entity, slot: usize) -> Option<&'w C> {
+        Fetch::fetch_at(self, entity, slot)
     }
 
     #[inline]
@@ -439,6 +475,11 @@ impl<'w, C: 'static> FetchMut<'w> for ViewMut<'w, C> {
     }
 
     #[inline]
+    fn fetch_at(&mut self, entity: Entity, slot: usize) -> Option<&mut C> {
+        self.get_mut_at(entity, slot)
+    }
+
+    #[inline]
     fn fetch_owned(self, entity: Entity) -> Option<&'w mut C> {
         self.into_mut(entity)
     }
@@ -455,6 +496,11 @@ impl<'w, F: FetchMut<'w>> FetchMut<'w> for Maybe<F> {
     #[inline]
     fn fetch(&mut self, entity: Entity) -> Option<Self::Item<'_>> {
         Some(self.0.fetch(entity))
+    }
+
+    #[inline]
+    fn fetch_at(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>> {
+        Some(self.0.fetch_at(entity, slot))
     }
 
     #[inline]
@@ -833,6 +879,13 @@ macro_rules! impl_tuples {
                 let ($($q,)+) = self;
                 Some(($($q.fetch(entity)?,)+))
             }
+
+            #[inline]
+            fn fetch_at(&self, entity: Entity, slot: usize) -> Option<Self::Item> {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                Some(($($q.fetch_at(entity, slot)?,)+))
+            }
         }
 
         impl<'w, W, $($q: Query<'w, W>),+> Query<'w, W> for ($($q,)+) {
@@ -866,6 +919,13 @@ macro_rules! impl_mut_tuples {
                 #[allow(non_snake_case)]
                 let ($($q,)+) = self;
                 Some(($($q.fetch(entity)?,)+))
+            }
+
+            #[inline]
+            fn fetch_at(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>> {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                Some(($($q.fetch_at(entity, slot)?,)+))
             }
 
             #[inline]
@@ -1007,8 +1067,8 @@ impl<'w, F: FetchMut<'w>> Join<'w, F> {
     #[inline]
     pub fn for_each(mut self, mut f: impl FnMut(Entity, F::Item<'_>)) {
         let driver = self.fetch.driver().unwrap_or(&[]);
-        for &entity in driver {
-            if let Some(items) = self.fetch.fetch(entity) {
+        for (slot, &entity) in driver.iter().enumerate() {
+            if let Some(items) = self.fetch.fetch_at(entity, slot) {
                 f(entity, items);
             }
         }
@@ -1083,7 +1143,8 @@ impl<'w, F: Fetch<'w>> IntoIterator for Join<'w, F> {
 /// ```
 #[derive(Debug)]
 pub struct JoinIter<'w, C, R> {
-    entities: slice::Iter<'w, Entity>,
+    /// The first storage's entities, with their dense slots.
+    entities: core::iter::Enumerate<slice::Iter<'w, Entity>>,
     values: slice::IterMut<'w, C>,
     rest: R,
 }
@@ -1149,7 +1210,7 @@ macro_rules! impl_join_iter {
                 let (view, $($r,)+) = self.fetch;
                 let (entities, values) = view.into_slices();
                 JoinIter {
-                    entities: entities.iter(),
+                    entities: entities.iter().enumerate(),
                     values: values.iter_mut(),
                     rest: ($($r,)+),
                 }
@@ -1162,9 +1223,9 @@ macro_rules! impl_join_iter {
             #[inline]
             fn next(&mut self) -> Option<Self::Item> {
                 loop {
-                    let entity = *self.entities.next()?;
+                    let (slot, &entity) = self.entities.next()?;
                     let value = self.values.next()?;
-                    if let Some(rest) = Fetch::fetch(&self.rest, entity) {
+                    if let Some(rest) = Fetch::fetch_at(&self.rest, entity, slot) {
                         #[allow(non_snake_case)]
                         let ($($r,)+) = rest;
                         return Some((entity, (value, $($r,)+)));
@@ -1204,8 +1265,8 @@ macro_rules! impl_join_iter {
                 let (view, $($r,)+) = self.fetch;
                 let rest = ($($r,)+);
                 let (entities, values) = view.into_slices();
-                entities.par_iter().zip(values.par_iter_mut()).for_each(|(&entity, value)| {
-                    if let Some(items) = Fetch::fetch(&rest, entity) {
+                entities.par_iter().zip(values.par_iter_mut()).enumerate().for_each(|(slot, (&entity, value))| {
+                    if let Some(items) = Fetch::fetch_at(&rest, entity, slot) {
                         #[allow(non_snake_case)]
                         let ($($r,)+) = items;
                         f(entity, (value, $($r,)+));

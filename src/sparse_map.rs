@@ -358,6 +358,18 @@ impl<T> SparseMap<T> {
         self.set.data.reserve(additional);
     }
 
+    /// The dense slot of `entity`, trying `slot` first. Storages filled in
+    /// the same order keep an entity at the same slot, so a query probes
+    /// the driver's position before the sparse lookup; the full handle is
+    /// compared, so a wrong guess only costs the fallback.
+    #[inline]
+    pub(crate) fn index_of_at(&self, entity: Entity, slot: usize) -> Option<usize> {
+        match self.set.dense.get(slot) {
+            Some(&stored) if stored == entity => Some(slot),
+            _ => self.set.index_of(entity),
+        }
+    }
+
     /// `true` if `entity` has a value here. A stale handle has none.
     ///
     /// ```
@@ -801,6 +813,17 @@ impl<'w, T> ViewMut<'w, T> {
     #[inline]
     pub fn get(&self, entity: Entity) -> Option<&T> {
         self.index_of(entity).map(|slot| &self.data[slot])
+    }
+
+    /// `entity`'s value, mutably, trying dense slot `slot` first (see
+    /// [`SparseMap::index_of_at`]).
+    #[inline]
+    pub(crate) fn get_mut_at(&mut self, entity: Entity, slot: usize) -> Option<&mut T> {
+        let slot = match self.dense.get(slot) {
+            Some(&stored) if stored == entity => slot,
+            _ => self.index_of(entity)?,
+        };
+        self.data.get_mut(slot)
     }
 
     /// `entity`'s value, mutably, if it has one.
