@@ -9,7 +9,7 @@ use core::any::type_name;
 use core::fmt;
 
 use crate::world::{Bundle, Contains};
-use crate::{Entity, EntityAllocator, SparseMap, World};
+use crate::{Entity, World};
 
 /// One component's queued adds and removes in a [`Commands`] buffer. Part of
 /// the struct `world!` generates; not used directly.
@@ -44,45 +44,49 @@ impl<T> Queue<T> {
     }
 }
 
-/// Applies one queue's removals to its storage.
-pub(crate) fn apply_removals<T>(
-    entities: &EntityAllocator,
-    storage: &mut SparseMap<T>,
-    queue: &mut Queue<T>,
+/// Applies the removals queued for `C` in a command buffer's queues.
+pub(crate) fn apply_removals<W: Contains<C>, C>(
+    world: &mut W,
+    queues: &mut W::__Queues,
     resolver: &Resolver<'_>,
     report: &mut ApplyReport,
 ) {
+    let queue = W::__queue(queues);
     for entity in queue.removes.drain(..) {
         match resolver
             .resolve(entity)
-            .filter(|&real| entities.is_alive(real))
+            .filter(|&real| world.is_alive(real))
         {
-            Some(real) => drop(storage.remove(real)),
+            Some(real) => {
+                world.__groups_leaving::<(C,)>(real);
+                drop(world.sparse_map_mut().remove(real));
+            }
             None => report.reject(
                 entity,
                 CommandKind::Remove,
-                Some(type_name::<T>()),
+                Some(type_name::<C>()),
                 RejectReason::DeadEntity,
             ),
         }
     }
 }
 
-/// Applies one queue's additions to its storage, in the order queued.
-pub(crate) fn apply_additions<T>(
-    entities: &EntityAllocator,
-    storage: &mut SparseMap<T>,
-    queue: &mut Queue<T>,
+/// Applies the additions queued for `C` in a command buffer's queues, in
+/// the order queued.
+pub(crate) fn apply_additions<W: Contains<C>, C>(
+    world: &mut W,
+    queues: &mut W::__Queues,
     resolver: &Resolver<'_>,
     report: &mut ApplyReport,
 ) {
+    let queue = W::__queue(queues);
     for (entity, value) in queue.adds.drain(..) {
-        let component = Some(type_name::<T>());
+        let component = Some(type_name::<C>());
         match resolver
             .resolve(entity)
-            .filter(|&real| entities.is_alive(real))
+            .filter(|&real| world.is_alive(real))
         {
-            Some(real) if storage.contains(real) => {
+            Some(real) if world.sparse_map().contains(real) => {
                 report.reject(
                     entity,
                     CommandKind::Add,
@@ -91,7 +95,8 @@ pub(crate) fn apply_additions<T>(
                 );
             }
             Some(real) => {
-                storage.insert(real, value);
+                world.sparse_map_mut().insert(real, value);
+                world.__groups_entered::<(C,)>(real);
             }
             None => report.reject(
                 entity,

@@ -117,6 +117,13 @@ impl Entity {
         }
     }
 
+    /// A handle no world hands out (index `u32::MAX`, past every real and
+    /// reserved index's range), for hooks that take an entity but use none.
+    pub(crate) const PLACEHOLDER: Entity = Entity {
+        index: u32::MAX,
+        generation: NonZeroU32::MAX,
+    };
+
     #[inline]
     pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Entity {
         Entity { index, generation }

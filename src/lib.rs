@@ -115,6 +115,7 @@ pub mod entity;
 pub mod error;
 #[cfg(feature = "example_generated")]
 pub mod example_generated;
+pub mod group;
 mod macros;
 pub mod query;
 pub mod schedule;
@@ -126,6 +127,7 @@ mod world;
 pub use crate::commands::{ApplyReport, Commands};
 pub use crate::entity::{Entity, EntityAllocator};
 pub use crate::error::{AddError, AddErrorKind, SpawnError};
+pub use crate::group::Group;
 pub use crate::query::{join, Join, Query, QueryIter, QueryMut, With, Without};
 pub use crate::schedule::Schedule;
 pub use crate::sparse_map::SparseMap;
@@ -202,17 +204,20 @@ pub mod __private {
         map.purge(entity)
     }
 
-    /// Applies `map`'s queued removals.
+    /// Applies the queued removals of `C`, keeping groups packed.
     #[inline]
-    pub fn apply_removals<T>(map: &mut SparseMap<T>) {
-        map.apply_removals();
+    pub fn apply_removals<W: crate::Contains<C>, C>(world: &mut W) {
+        crate::world::apply_removals::<W, C>(world);
     }
 
-    /// Applies `map`'s queued additions.
+    /// Applies the queued additions of `C`, keeping groups packed.
     #[inline]
-    pub fn apply_additions<T>(map: &mut SparseMap<T>) {
-        map.apply_additions();
+    pub fn apply_additions<W: crate::Contains<C>, C>(world: &mut W) {
+        crate::world::apply_additions::<W, C>(world);
     }
+
+    pub use crate::group::{hook as group_hook, Hook as GroupHook};
+    pub use crate::world::all_distinct;
 
     /// A new allocator, for `W::new()`.
     #[inline]
@@ -245,28 +250,26 @@ pub mod __private {
     #[cfg(feature = "serde")]
     pub use ::serde;
 
-    /// Applies one command queue's removals to its storage.
+    /// Applies the removals a command buffer queued for `C`.
     #[inline]
-    pub fn apply_command_removals<T>(
-        entities: &crate::EntityAllocator,
-        storage: &mut SparseMap<T>,
-        queue: &mut Queue<T>,
+    pub fn apply_command_removals<W: crate::Contains<C>, C>(
+        world: &mut W,
+        queues: &mut W::__Queues,
         resolver: &Resolver<'_>,
         report: &mut ApplyReport,
     ) {
-        crate::commands::apply_removals(entities, storage, queue, resolver, report);
+        crate::commands::apply_removals::<W, C>(world, queues, resolver, report);
     }
 
-    /// Applies one command queue's additions to its storage.
+    /// Applies the additions a command buffer queued for `C`.
     #[inline]
-    pub fn apply_command_additions<T>(
-        entities: &crate::EntityAllocator,
-        storage: &mut SparseMap<T>,
-        queue: &mut Queue<T>,
+    pub fn apply_command_additions<W: crate::Contains<C>, C>(
+        world: &mut W,
+        queues: &mut W::__Queues,
         resolver: &Resolver<'_>,
         report: &mut ApplyReport,
     ) {
-        crate::commands::apply_additions(entities, storage, queue, resolver, report);
+        crate::commands::apply_additions::<W, C>(world, queues, resolver, report);
     }
 
     /// Empties `map` and its queues, returning the values to be dropped later.

@@ -85,11 +85,15 @@ macro_rules! world {
     (
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident < $($component:ident),+ $(,)? > ;
+        $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
         $crate::__private::paste! {
             $crate::__world_attrs! {
                 @todo [$([$($attr)*])*] @kept [] @serde []
-                @item { $vis struct $name { $( [<$component:snake>] : $component ),+ } }
+                @item {
+                    $vis struct $name { $( [<$component:snake>] : $component ),+ }
+                    $( group ( $($group),+ ) ; )*
+                }
             }
         }
     };
@@ -97,10 +101,14 @@ macro_rules! world {
     (
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ $(,)? }
+        $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
         $crate::__world_attrs! {
             @todo [$([$($attr)*])*] @kept [] @serde []
-            @item { $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ } }
+            @item {
+                $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }
+                $( group ( $($group),+ ) ; )*
+            }
         }
     };
     ($($input:tt)*) => {
@@ -109,7 +117,8 @@ macro_rules! world {
              \n    world! { pub struct MyWorld<Position, Velocity>; }\
              \n    world! { pub struct MyWorld { position: Position, velocity: Vec3<f32> } }\n\
              \nThe first takes type names and names each field after its type; the second \
-             takes `field: Type` pairs (fields are always `pub`, so write no visibility)."
+             takes `field: Type` pairs (fields are always `pub`, so write no visibility). \
+             Either may be followed by owning groups, one per line: `group (Position, Velocity);`"
         }
     };
 }
@@ -169,12 +178,14 @@ macro_rules! __world_declare {
         @serde [$($serde:tt)*]
         $(#[$meta:meta])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ }
+        $( group ( $($group:ty),+ ) ; )*
     ) => {
         $(#[$meta])*
         #[doc = $crate::__private::core::concat!(
             "\n\nA [`typed_ecs`](", "https://docs.rs/typed_ecs", ") world with these components:\n",
             $("\n- `", $crate::__private::core::stringify!($ty),
               "` in the field `", $crate::__private::core::stringify!($field), "`",)+
+            $("\n\nOwning group: `(", $crate::__private::core::stringify!($($group),+), ")`",)*
         )]
         $vis struct $name {
             /// Which entities are alive, and their generations (read-only).
@@ -203,20 +214,24 @@ macro_rules! __world_declare {
                 #[must_use]
                 #[inline]
                 $vis fn new() -> Self {
-                    Self {
+                    let mut world = Self {
                         entities: $crate::__private::new_allocator(),
                         $($field: $crate::SparseMap::new(),)+
-                    }
+                    };
+                    $crate::World::__groups_refresh(&mut world);
+                    world
                 }
 
                 /// An empty world with room for `capacity` entities, and for
                 /// `capacity` values in every component storage.
                 #[must_use]
                 $vis fn with_capacity(capacity: usize) -> Self {
-                    Self {
+                    let mut world = Self {
                         entities: $crate::__private::allocator_with_capacity(capacity),
                         $($field: $crate::SparseMap::with_capacity(capacity),)+
-                    }
+                    };
+                    $crate::World::__groups_refresh(&mut world);
+                    world
                 }
             }
 
@@ -271,10 +286,10 @@ macro_rules! __world_declare {
                     ($($crate::__private::purge(&mut self.$field, entity),)+)
                 }
                 fn __apply_removals(&mut self) {
-                    $($crate::__private::apply_removals(&mut self.$field);)+
+                    $($crate::__private::apply_removals::<Self, $ty>(self);)+
                 }
                 fn __apply_additions(&mut self) {
-                    $($crate::__private::apply_additions(&mut self.$field);)+
+                    $($crate::__private::apply_additions::<Self, $ty>(self);)+
                 }
                 fn __take_all(&mut self) -> Self::__Taken {
                     ($($crate::__private::take_all(&mut self.$field),)+)
@@ -291,12 +306,8 @@ macro_rules! __world_declare {
                     resolver: &$crate::__private::Resolver<'_>,
                     report: &mut $crate::__private::ApplyReport,
                 ) {
-                    $($crate::__private::apply_command_removals(
-                        &self.entities, &mut self.$field, &mut queues.$field, resolver, report,
-                    );)+
-                    $($crate::__private::apply_command_additions(
-                        &self.entities, &mut self.$field, &mut queues.$field, resolver, report,
-                    );)+
+                    $($crate::__private::apply_command_removals::<Self, $ty>(self, queues, resolver, report);)+
+                    $($crate::__private::apply_command_additions::<Self, $ty>(self, queues, resolver, report);)+
                 }
                 fn __check_storages(
                     &self,
@@ -307,7 +318,33 @@ macro_rules! __world_declare {
                         check($crate::__private::core::stringify!($ty), self.$field.entities());
                     )+
                 }
+
+                const __GROUPED: &'static [usize] =
+                    &[$($(<$group as $crate::Component<$name>>::INDEX,)+)*];
+
+                #[inline]
+                fn __groups_hook<__B: $crate::Bundle<Self>>(
+                    &mut self,
+                    hook: $crate::__private::GroupHook,
+                    entity: $crate::Entity,
+                ) {
+                    $($crate::__private::group_hook::<Self, ($($group,)+), __B>(self, hook, entity);)*
+                    let _ = (hook, entity);
+                }
+                fn __groups_check(&self) {
+                    $(<($($group,)+) as $crate::Group<Self>>::__assert_invariants(self);)*
+                }
             }
+
+            // Each component belongs to at most one owning group.
+            const _: () = $crate::__private::core::assert!(
+                $crate::__private::all_distinct(<$name as $crate::World>::__GROUPED),
+                "{}",
+                $crate::__private::core::concat!(
+                    "a component of `", $crate::__private::core::stringify!($name),
+                    "` is listed in two owning groups, or twice in one: each component may belong to at most one group"
+                ),
+            );
 
             $(
                 impl $crate::Component<$name> for $ty {
@@ -457,7 +494,10 @@ macro_rules! __world_deserialize {
                     )?;
                     $crate::__private::check_storage(&entities, &$field, $crate::__private::core::stringify!($field))?;
                 )+
-                $crate::__private::core::result::Result::Ok(Self { entities, $($field),+ })
+                let mut world = Self { entities, $($field),+ };
+                // Loaded storages carry no group marks: pack the groups now.
+                $crate::World::__groups_refresh(&mut world);
+                $crate::__private::core::result::Result::Ok(world)
             }
         }
     };

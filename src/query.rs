@@ -35,12 +35,21 @@
 //! checked by constants evaluated when the code is generated, so they show
 //! up in `cargo build` and `cargo test` rather than `cargo check`.
 
+use core::fmt;
+use core::iter::{Copied, Zip};
 use core::marker::PhantomData;
 use core::slice;
 
+use crate::group::GroupProbe;
 use crate::sparse_map::{IterMut, ViewMut};
 use crate::world::{all_distinct, Contains};
 use crate::{Entity, SparseMap, World};
+
+mod dense;
+#[cfg(feature = "rayon")]
+mod par;
+#[doc(hidden)]
+pub use dense::{DenseSplit, MaybeRows, NoRows, Rows, Units};
 
 // ---------------------------------------------------------------------------
 // Markers and wrappers
@@ -130,6 +139,45 @@ fn shorter<'w>(a: Option<&'w [Entity]>, b: Option<&'w [Entity]>) -> Option<&'w [
     }
 }
 
+/// How a fetch takes part in a parallel walk that splits its storages'
+/// dense ranges (when it is not exactly an owning group). Not public API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum ParRole<'w> {
+    /// Only reads; the entities it could drive from, if it requires a storage.
+    Read(Option<&'w [Entity]>),
+    /// Writes one required storage, whose entities must drive the walk.
+    Write(&'w [Entity]),
+    /// Cannot be split safely (an optional `&mut`, two `&mut`, or a fetch
+    /// that does not say): the walk runs on one thread.
+    Blocked,
+}
+
+impl<'w> ParRole<'w> {
+    /// The role of two elements together.
+    #[inline]
+    fn and(self, other: ParRole<'w>) -> ParRole<'w> {
+        match (self, other) {
+            (ParRole::Read(a), ParRole::Read(b)) => ParRole::Read(shorter(a, b)),
+            (ParRole::Read(_), ParRole::Write(w)) | (ParRole::Write(w), ParRole::Read(_)) => {
+                ParRole::Write(w)
+            }
+            _ => ParRole::Blocked,
+        }
+    }
+
+    /// The entities a parallel walk splits, if it can split at all.
+    #[cfg(feature = "rayon")]
+    #[inline]
+    pub(crate) fn driver(self) -> Option<&'w [Entity]> {
+        match self {
+            ParRole::Read(driver) => driver,
+            ParRole::Write(driver) => Some(driver),
+            ParRole::Blocked => None,
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Read-only fetches and queries
 // ---------------------------------------------------------------------------
@@ -173,6 +221,25 @@ pub trait Fetch<'w>: Copy {
         let _ = slot;
         self.fetch(entity)
     }
+
+    /// The rows of a dense walk over an owning group (see
+    /// [`crate::group`]).
+    #[doc(hidden)]
+    type __Dense: IntoIterator<Item = Self::Item, IntoIter: Clone> + DenseSplit;
+
+    /// Tells `probe` which storages this fetch requires, and their groups.
+    #[doc(hidden)]
+    fn __probe(&self, probe: &mut GroupProbe);
+
+    /// The first `len` rows of each storage, for a dense walk; `None` if an
+    /// element cannot walk densely or a storage is shorter.
+    #[doc(hidden)]
+    fn __dense(&self, len: usize) -> Option<Self::__Dense>;
+
+    /// Rows of no entity at all: what an iterator holds when it does not
+    /// walk densely.
+    #[doc(hidden)]
+    fn __no_rows(&self) -> Self::__Dense;
 }
 
 impl<'w, C> Fetch<'w> for &'w SparseMap<C> {
@@ -195,6 +262,24 @@ impl<'w, C> Fetch<'w> for &'w SparseMap<C> {
             .index_of_at(entity, slot)
             .map(|slot| &storage.values()[slot])
     }
+
+    type __Dense = &'w [C];
+
+    #[inline]
+    fn __probe(&self, probe: &mut GroupProbe) {
+        probe.required(self.group_mark(), self.len());
+    }
+
+    #[inline]
+    fn __dense(&self, len: usize) -> Option<&'w [C]> {
+        let storage: &'w SparseMap<C> = self;
+        storage.values().get(..len)
+    }
+
+    #[inline]
+    fn __no_rows(&self) -> &'w [C] {
+        &[]
+    }
 }
 
 impl<'w, F: Fetch<'w>> Fetch<'w> for Maybe<F> {
@@ -214,6 +299,23 @@ impl<'w, F: Fetch<'w>> Fetch<'w> for Maybe<F> {
     fn fetch_at(&self, entity: Entity, slot: usize) -> Option<Self::Item> {
         Some(self.0.fetch_at(entity, slot))
     }
+
+    type __Dense = MaybeRows<F::__Dense>;
+
+    #[inline]
+    fn __probe(&self, probe: &mut GroupProbe) {
+        probe.other();
+    }
+
+    #[inline]
+    fn __dense(&self, _len: usize) -> Option<Self::__Dense> {
+        None
+    }
+
+    #[inline]
+    fn __no_rows(&self) -> Self::__Dense {
+        MaybeRows(self.0.__no_rows())
+    }
 }
 
 impl<'w, C> Fetch<'w> for With<&'w SparseMap<C>> {
@@ -228,6 +330,24 @@ impl<'w, C> Fetch<'w> for With<&'w SparseMap<C>> {
     fn fetch(&self, entity: Entity) -> Option<()> {
         self.0.contains(entity).then_some(())
     }
+
+    type __Dense = Units<'w>;
+
+    #[inline]
+    fn __probe(&self, probe: &mut GroupProbe) {
+        probe.required(self.0.group_mark(), self.0.len());
+    }
+
+    #[inline]
+    fn __dense(&self, len: usize) -> Option<Units<'w>> {
+        let storage: &'w SparseMap<C> = self.0;
+        storage.entities().get(..len).map(Units)
+    }
+
+    #[inline]
+    fn __no_rows(&self) -> Units<'w> {
+        Units(&[])
+    }
 }
 
 impl<'w, C> Fetch<'w> for Without<&'w SparseMap<C>> {
@@ -241,6 +361,23 @@ impl<'w, C> Fetch<'w> for Without<&'w SparseMap<C>> {
     #[inline]
     fn fetch(&self, entity: Entity) -> Option<()> {
         (!self.0.contains(entity)).then_some(())
+    }
+
+    type __Dense = NoRows;
+
+    #[inline]
+    fn __probe(&self, probe: &mut GroupProbe) {
+        probe.other();
+    }
+
+    #[inline]
+    fn __dense(&self, _len: usize) -> Option<NoRows> {
+        None
+    }
+
+    #[inline]
+    fn __no_rows(&self) -> NoRows {
+        NoRows
     }
 }
 
@@ -345,21 +482,70 @@ impl<'w, W: Contains<C>, C: 'w> Query<'w, W> for Without<C> {
 /// assert_eq!(iter.size_hint(), (0, Some(1)));
 /// assert_eq!(iter.next().map(|(_, pos)| pos.0), Some(1));
 /// ```
-#[derive(Clone, Debug)]
-pub struct QueryIter<'w, F> {
+pub struct QueryIter<'w, F: Fetch<'w>> {
     fetch: F,
     /// The driver's entities, with their dense slots.
     entities: core::iter::Enumerate<slice::Iter<'w, Entity>>,
+    /// `true` when the query is exactly an owning group: it walks `rows`.
+    dense: bool,
+    /// The group's entities zipped with its rows (empty unless `dense`).
+    rows: DenseIter<'w, F::__Dense>,
+}
+
+/// A group's entities zipped with its rows.
+type DenseIter<'w, D> = Zip<Copied<slice::Iter<'w, Entity>>, <D as IntoIterator>::IntoIter>;
+
+/// The entities and rows of an owning group that `fetch` covers exactly.
+#[inline]
+fn dense_of<'w, F: Fetch<'w>>(fetch: &F) -> Option<DenseIter<'w, F::__Dense>> {
+    let mut probe = GroupProbe::default();
+    fetch.__probe(&mut probe);
+    let len = probe.cover()?;
+    let entities = fetch.driver()?.get(..len)?;
+    Some(entities.iter().copied().zip(fetch.__dense(len)?))
 }
 
 impl<'w, F: Fetch<'w>> QueryIter<'w, F> {
-    /// Iterates `fetch`, driven by its smallest required storage.
+    /// Iterates `fetch`: densely if it is exactly an owning group, else
+    /// driven by its smallest required storage.
+    #[inline]
     pub(crate) fn new(fetch: F) -> Self {
-        let driver = fetch.driver().unwrap_or(&[]);
-        QueryIter {
-            fetch,
-            entities: driver.iter().enumerate(),
+        // The sparse and dense states hold the same types either way (empty
+        // when unused), so the optimizer sees one shape of iterator.
+        match dense_of(&fetch) {
+            Some(rows) => QueryIter {
+                fetch,
+                entities: [].iter().enumerate(),
+                dense: true,
+                rows,
+            },
+            None => QueryIter {
+                entities: fetch.driver().unwrap_or(&[]).iter().enumerate(),
+                dense: false,
+                rows: [].iter().copied().zip(fetch.__no_rows()),
+                fetch,
+            },
         }
+    }
+}
+
+impl<'w, F: Fetch<'w>> Clone for QueryIter<'w, F> {
+    fn clone(&self) -> Self {
+        QueryIter {
+            fetch: self.fetch,
+            entities: self.entities.clone(),
+            dense: self.dense,
+            rows: self.rows.clone(),
+        }
+    }
+}
+
+impl<'w, F: Fetch<'w>> fmt::Debug for QueryIter<'w, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QueryIter")
+            .field("dense", &self.dense)
+            .field("remaining_at_most", &self.size_hint().1)
+            .finish_non_exhaustive()
     }
 }
 
@@ -368,6 +554,9 @@ impl<'w, F: Fetch<'w>> Iterator for QueryIter<'w, F> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        if self.dense {
+            return self.rows.next();
+        }
         for (slot, &entity) in self.entities.by_ref() {
             if let Some(items) = self.fetch.fetch_at(entity, slot) {
                 return Some((entity, items));
@@ -378,7 +567,11 @@ impl<'w, F: Fetch<'w>> Iterator for QueryIter<'w, F> {
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.entities.len()))
+        if self.dense {
+            self.rows.size_hint()
+        } else {
+            (0, Some(self.entities.len()))
+        }
     }
 }
 
@@ -435,6 +628,36 @@ pub trait FetchMut<'w> {
 
     /// The items of `entity` for the whole of `'w`, consuming the fetch.
     fn fetch_owned(self, entity: Entity) -> Option<Self::Item<'w>>;
+
+    /// The rows of a dense walk over an owning group (see
+    /// [`crate::group`]).
+    #[doc(hidden)]
+    type __Dense: IntoIterator<Item = Self::Item<'w>> + DenseSplit;
+
+    /// Tells `probe` which storages this fetch requires, and their groups.
+    #[doc(hidden)]
+    fn __probe(&self, probe: &mut GroupProbe);
+
+    /// The first `len` rows of each storage, for a dense walk. Only called
+    /// when [`__probe`](Self::__probe) found exactly one group of `len`
+    /// entities, whose storages are all at least that long.
+    #[doc(hidden)]
+    fn __into_dense(self, len: usize) -> Self::__Dense
+    where
+        Self: Sized;
+
+    /// How this fetch takes part in a parallel walk that splits dense
+    /// ranges ([`ParRole::Blocked`] runs such walks on one thread).
+    #[doc(hidden)]
+    fn __par_role(&self) -> ParRole<'w>;
+
+    /// Splits the storages this fetch writes into their slots `..mid` and
+    /// `mid..` of the walk's driver (read-only storages are shared). Only
+    /// called when [`__par_role`](Self::__par_role) is not `Blocked`.
+    #[doc(hidden)]
+    fn __par_split(self, mid: usize) -> (Self, Self)
+    where
+        Self: Sized;
 }
 
 impl<'w, C: 'static> FetchMut<'w> for &'w SparseMap<C> {
@@ -458,6 +681,28 @@ impl<'w, C: 'static> FetchMut<'w> for &'w SparseMap<C> {
     #[inline]
     fn fetch_owned(self, entity: Entity) -> Option<&'w C> {
         self.get(entity)
+    }
+
+    type __Dense = &'w [C];
+
+    #[inline]
+    fn __probe(&self, probe: &mut GroupProbe) {
+        Fetch::__probe(self, probe);
+    }
+
+    #[inline]
+    fn __into_dense(self, len: usize) -> &'w [C] {
+        &self.values()[..len]
+    }
+
+    #[inline]
+    fn __par_role(&self) -> ParRole<'w> {
+        ParRole::Read(Some(self.entities()))
+    }
+
+    #[inline]
+    fn __par_split(self, _mid: usize) -> (Self, Self) {
+        (self, self)
     }
 }
 
@@ -483,6 +728,28 @@ impl<'w, C: 'static> FetchMut<'w> for ViewMut<'w, C> {
     fn fetch_owned(self, entity: Entity) -> Option<&'w mut C> {
         self.into_mut(entity)
     }
+
+    type __Dense = &'w mut [C];
+
+    #[inline]
+    fn __probe(&self, probe: &mut GroupProbe) {
+        probe.required(self.group_mark(), self.len());
+    }
+
+    #[inline]
+    fn __into_dense(self, len: usize) -> &'w mut [C] {
+        self.into_values_prefix(len)
+    }
+
+    #[inline]
+    fn __par_role(&self) -> ParRole<'w> {
+        ParRole::Write(self.entities())
+    }
+
+    #[inline]
+    fn __par_split(self, mid: usize) -> (Self, Self) {
+        self.split_at(mid)
+    }
 }
 
 impl<'w, F: FetchMut<'w>> FetchMut<'w> for Maybe<F> {
@@ -507,6 +774,34 @@ impl<'w, F: FetchMut<'w>> FetchMut<'w> for Maybe<F> {
     fn fetch_owned(self, entity: Entity) -> Option<Self::Item<'w>> {
         Some(self.0.fetch_owned(entity))
     }
+
+    type __Dense = MaybeRows<F::__Dense>;
+
+    #[inline]
+    fn __probe(&self, probe: &mut GroupProbe) {
+        probe.other();
+    }
+
+    #[inline]
+    fn __into_dense(self, len: usize) -> Self::__Dense {
+        MaybeRows(self.0.__into_dense(len))
+    }
+
+    #[inline]
+    fn __par_role(&self) -> ParRole<'w> {
+        match self.0.__par_role() {
+            // An optional storage never drives; an optional `&mut` one
+            // cannot be split by the driver's slots.
+            ParRole::Read(_) => ParRole::Read(None),
+            ParRole::Write(_) | ParRole::Blocked => ParRole::Blocked,
+        }
+    }
+
+    #[inline]
+    fn __par_split(self, mid: usize) -> (Self, Self) {
+        let (a, b) = self.0.__par_split(mid);
+        (Maybe(a), Maybe(b))
+    }
 }
 
 impl<'w, C: 'static> FetchMut<'w> for With<&'w SparseMap<C>> {
@@ -526,6 +821,28 @@ impl<'w, C: 'static> FetchMut<'w> for With<&'w SparseMap<C>> {
     fn fetch_owned(self, entity: Entity) -> Option<()> {
         Fetch::fetch(&self, entity)
     }
+
+    type __Dense = Units<'w>;
+
+    #[inline]
+    fn __probe(&self, probe: &mut GroupProbe) {
+        Fetch::__probe(self, probe);
+    }
+
+    #[inline]
+    fn __into_dense(self, len: usize) -> Units<'w> {
+        Units(&self.0.entities()[..len])
+    }
+
+    #[inline]
+    fn __par_role(&self) -> ParRole<'w> {
+        ParRole::Read(Some(self.0.entities()))
+    }
+
+    #[inline]
+    fn __par_split(self, _mid: usize) -> (Self, Self) {
+        (self, self)
+    }
 }
 
 impl<'w, C: 'static> FetchMut<'w> for Without<&'w SparseMap<C>> {
@@ -544,6 +861,28 @@ impl<'w, C: 'static> FetchMut<'w> for Without<&'w SparseMap<C>> {
     #[inline]
     fn fetch_owned(self, entity: Entity) -> Option<()> {
         Fetch::fetch(&self, entity)
+    }
+
+    type __Dense = NoRows;
+
+    #[inline]
+    fn __probe(&self, probe: &mut GroupProbe) {
+        probe.other();
+    }
+
+    #[inline]
+    fn __into_dense(self, _len: usize) -> NoRows {
+        NoRows
+    }
+
+    #[inline]
+    fn __par_role(&self) -> ParRole<'w> {
+        ParRole::Read(None)
+    }
+
+    #[inline]
+    fn __par_split(self, _mid: usize) -> (Self, Self) {
+        (self, self)
     }
 }
 
@@ -886,6 +1225,29 @@ macro_rules! impl_tuples {
                 let ($($q,)+) = self;
                 Some(($($q.fetch_at(entity, slot)?,)+))
             }
+
+            type __Dense = Rows<($($q::__Dense,)+)>;
+
+            #[inline]
+            fn __probe(&self, probe: &mut GroupProbe) {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                $($q.__probe(probe);)+
+            }
+
+            #[inline]
+            fn __dense(&self, len: usize) -> Option<Self::__Dense> {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                Some(Rows(($($q.__dense(len)?,)+)))
+            }
+
+            #[inline]
+            fn __no_rows(&self) -> Self::__Dense {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                Rows(($($q.__no_rows(),)+))
+            }
         }
 
         impl<'w, W, $($q: Query<'w, W>),+> Query<'w, W> for ($($q,)+) {
@@ -933,6 +1295,42 @@ macro_rules! impl_mut_tuples {
                 #[allow(non_snake_case)]
                 let ($($q,)+) = self;
                 Some(($($q.fetch_owned(entity)?,)+))
+            }
+
+            type __Dense = Rows<($($q::__Dense,)+)>;
+
+            #[inline]
+            fn __probe(&self, probe: &mut GroupProbe) {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                $($q.__probe(probe);)+
+            }
+
+            #[inline]
+            fn __into_dense(self, len: usize) -> Self::__Dense {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                Rows(($($q.__into_dense(len),)+))
+            }
+
+            #[inline]
+            fn __par_role(&self) -> ParRole<'w> {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                let role = ParRole::Read(None);
+                $(let role = role.and($q.__par_role());)+
+                role
+            }
+
+            #[inline]
+            fn __par_split(self, mid: usize) -> (Self, Self) {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                $(
+                    #[allow(non_snake_case)]
+                    let $q = $q.__par_split(mid);
+                )+
+                (($($q.0,)+), ($($q.1,)+))
             }
         }
 
@@ -1066,6 +1464,18 @@ impl<'w, F: FetchMut<'w>> Join<'w, F> {
     /// ```
     #[inline]
     pub fn for_each(mut self, mut f: impl FnMut(Entity, F::Item<'_>)) {
+        let mut probe = GroupProbe::default();
+        self.fetch.__probe(&mut probe);
+        if let Some(len) = probe.cover() {
+            // Exactly one owning group's storages: walk their first `len`
+            // slots side by side.
+            if let Some(entities) = self.fetch.driver().and_then(|driver| driver.get(..len)) {
+                for (&entity, items) in entities.iter().zip(self.fetch.__into_dense(len)) {
+                    f(entity, items);
+                }
+                return;
+            }
+        }
         let driver = self.fetch.driver().unwrap_or(&[]);
         for (slot, &entity) in driver.iter().enumerate() {
             if let Some(items) = self.fetch.fetch_at(entity, slot) {
@@ -1141,12 +1551,32 @@ impl<'w, F: Fetch<'w>> IntoIterator for Join<'w, F> {
 /// assert_eq!(iter.size_hint(), (0, Some(2)));
 /// assert_eq!(iter.count(), 1);
 /// ```
-#[derive(Debug)]
-pub struct JoinIter<'w, C, R> {
+pub struct JoinIter<'w, C, R: Fetch<'w>> {
     /// The first storage's entities, with their dense slots.
     entities: core::iter::Enumerate<slice::Iter<'w, Entity>>,
     values: slice::IterMut<'w, C>,
     rest: R,
+    /// `true` when the query is exactly an owning group: it walks `rows`.
+    dense: bool,
+    /// The group's entities and rows (empty unless `dense`).
+    rows: JoinDenseIter<'w, C, R::__Dense>,
+}
+
+/// A group's entities and first storage's values, zipped with the rest's rows.
+type JoinDenseIter<'w, C, D> = Zip<DenseIter<'w, &'w mut [C]>, <D as IntoIterator>::IntoIter>;
+
+impl<'w, C, R: Fetch<'w>> fmt::Debug for JoinIter<'w, C, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let remaining = if self.dense {
+            self.rows.size_hint().0
+        } else {
+            self.values.len()
+        };
+        f.debug_struct("JoinIter")
+            .field("dense", &self.dense)
+            .field("remaining_at_most", &remaining)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'w, C: 'static> IntoIterator for Join<'w, ViewMut<'w, C>> {
@@ -1174,30 +1604,6 @@ impl<'w, C: 'static> IntoIterator for Join<'w, (ViewMut<'w, C>,)> {
     }
 }
 
-#[cfg(feature = "rayon")]
-impl<'w, C: 'static + Send> Join<'w, (ViewMut<'w, C>,)> {
-    /// Runs `f` for every value on rayon's thread pool, splitting the dense
-    /// range.
-    ///
-    /// ```
-    /// use typed_ecs::prelude::*;
-    ///
-    /// struct Hp(u32);
-    /// world! { struct Game<Hp>; }
-    ///
-    /// let mut world = Game::new();
-    /// for _ in 0..100 {
-    ///     world.spawn_with((Hp(1),));
-    /// }
-    /// world.query_mut::<(&mut Hp,)>().par_for_each(|_, (hp,)| hp.0 += 1);
-    /// assert!(world.hp.values().iter().all(|hp| hp.0 == 2));
-    /// ```
-    pub fn par_for_each(self, f: impl Fn(Entity, (&mut C,)) + Sync + Send) {
-        let (view,) = self.fetch;
-        Join::new(view).par_for_each(|entity, value| f(entity, (value,)));
-    }
-}
-
 macro_rules! impl_join_iter {
     ($($r:ident),+) => {
         impl<'w, C: 'static, $($r: Fetch<'w>),+> IntoIterator for Join<'w, (ViewMut<'w, C>, $($r,)+)> {
@@ -1208,11 +1614,31 @@ macro_rules! impl_join_iter {
             fn into_iter(self) -> Self::IntoIter {
                 #[allow(non_snake_case)]
                 let (view, $($r,)+) = self.fetch;
+                let rest = ($($r,)+);
+                let mut probe = GroupProbe::default();
+                probe.required(view.group_mark(), view.len());
+                rest.__probe(&mut probe);
                 let (entities, values) = view.into_slices();
+                if let Some(len) = probe.cover() {
+                    if len <= entities.len() && len <= values.len() {
+                        if let Some(rows) = rest.__dense(len) {
+                            let (entities, values) = (&entities[..len], &mut values[..len]);
+                            return JoinIter {
+                                entities: [].iter().enumerate(),
+                                values: [].iter_mut(),
+                                dense: true,
+                                rows: entities.iter().copied().zip(values.iter_mut()).zip(rows),
+                                rest,
+                            };
+                        }
+                    }
+                }
                 JoinIter {
                     entities: entities.iter().enumerate(),
                     values: values.iter_mut(),
-                    rest: ($($r,)+),
+                    dense: false,
+                    rows: [].iter().copied().zip([].iter_mut()).zip(rest.__no_rows()),
+                    rest,
                 }
             }
         }
@@ -1222,6 +1648,12 @@ macro_rules! impl_join_iter {
 
             #[inline]
             fn next(&mut self) -> Option<Self::Item> {
+                if self.dense {
+                    let ((entity, value), rest) = self.rows.next()?;
+                    #[allow(non_snake_case)]
+                    let ($($r,)+) = rest;
+                    return Some((entity, (value, $($r,)+)));
+                }
                 loop {
                     let (slot, &entity) = self.entities.next()?;
                     let value = self.values.next()?;
@@ -1235,43 +1667,11 @@ macro_rules! impl_join_iter {
 
             #[inline]
             fn size_hint(&self) -> (usize, Option<usize>) {
-                (0, Some(self.values.len()))
-            }
-        }
-
-        #[cfg(feature = "rayon")]
-        impl<'w, C: 'static + Send, $($r: Fetch<'w> + Sync),+> Join<'w, (ViewMut<'w, C>, $($r,)+)> {
-            /// Runs `f` for every matching entity on rayon's thread pool,
-            /// splitting the first storage's dense range. Only for queries
-            /// whose first element is `&mut C` and whose others only read.
-            ///
-            /// ```
-            /// use typed_ecs::prelude::*;
-            ///
-            /// struct Pos(f32);
-            /// struct Vel(f32);
-            /// world! { struct Game<Pos, Vel>; }
-            ///
-            /// let mut world = Game::new();
-            /// for i in 0..1000 {
-            ///     world.spawn_with((Pos(0.0), Vel(i as f32)));
-            /// }
-            /// world.query_mut::<(&mut Pos, &Vel)>().par_for_each(|_, (pos, vel)| pos.0 += vel.0);
-            /// assert_eq!(world.pos.values().iter().map(|p| p.0).sum::<f32>(), 499_500.0);
-            /// ```
-            pub fn par_for_each(self, f: impl Fn(Entity, (&mut C, $($r::Item,)+)) + Sync + Send) {
-                use rayon::prelude::*;
-                #[allow(non_snake_case)]
-                let (view, $($r,)+) = self.fetch;
-                let rest = ($($r,)+);
-                let (entities, values) = view.into_slices();
-                entities.par_iter().zip(values.par_iter_mut()).enumerate().for_each(|(slot, (&entity, value))| {
-                    if let Some(items) = Fetch::fetch_at(&rest, entity, slot) {
-                        #[allow(non_snake_case)]
-                        let ($($r,)+) = items;
-                        f(entity, (value, $($r,)+));
-                    }
-                });
+                if self.dense {
+                    self.rows.size_hint()
+                } else {
+                    (0, Some(self.values.len()))
+                }
             }
         }
     };
@@ -1285,32 +1685,7 @@ impl_join_iter!(R1, R2, R3, R4, R5);
 impl_join_iter!(R1, R2, R3, R4, R5, R6);
 impl_join_iter!(R1, R2, R3, R4, R5, R6, R7);
 
-impl<'w, C: 'static, R> core::iter::FusedIterator for JoinIter<'w, C, R> where Self: Iterator {}
-
-#[cfg(feature = "rayon")]
-impl<'w, C: 'static + Send> Join<'w, ViewMut<'w, C>> {
-    /// Runs `f` for every value on rayon's thread pool, splitting the dense
-    /// range.
-    ///
-    /// ```
-    /// use typed_ecs::prelude::*;
-    ///
-    /// struct Hp(u32);
-    /// world! { struct Game<Hp>; }
-    ///
-    /// let mut world = Game::new();
-    /// for _ in 0..100 {
-    ///     world.spawn_with((Hp(1),));
-    /// }
-    /// world.query_mut::<&mut Hp>().par_for_each(|_, hp| hp.0 *= 3);
-    /// assert!(world.hp.values().iter().all(|hp| hp.0 == 3));
-    /// ```
-    pub fn par_for_each(self, f: impl Fn(Entity, &mut C) + Sync + Send) {
-        use rayon::prelude::*;
-        let (entities, values) = self.fetch.into_slices();
-        entities
-            .par_iter()
-            .zip(values.par_iter_mut())
-            .for_each(|(&entity, value)| f(entity, value));
-    }
+impl<'w, C: 'static, R: Fetch<'w>> core::iter::FusedIterator for JoinIter<'w, C, R> where
+    Self: Iterator
+{
 }

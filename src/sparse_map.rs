@@ -11,6 +11,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::error::AddErrorKind;
+use crate::group::{GroupMark, GroupSlot};
 use crate::Entity;
 
 /// log2 of the number of entries in one sparse page.
@@ -181,6 +182,19 @@ impl<T> SparseSet<T> {
         Some(value)
     }
 
+    /// Swaps the entities (and values) in dense slots `a` and `b`, keeping
+    /// the sparse index in step. Both slots must exist.
+    #[inline]
+    fn swap(&mut self, a: usize, b: usize) {
+        if a == b {
+            return;
+        }
+        self.dense.swap(a, b);
+        self.data.swap(a, b);
+        self.sparse.set(self.dense[a].index(), a as u32);
+        self.sparse.set(self.dense[b].index(), b as u32);
+    }
+
     /// Empties the set, keeping its allocations, and yields what it held in
     /// dense order. The sparse index is reset first, so the set is consistent
     /// (empty) however the iterator is dropped.
@@ -277,6 +291,10 @@ pub struct SparseMap<T> {
     pending_adds: SparseSet<T>,
     /// Entities queued by `remove_deferred`, applied at the next sync point.
     pending_removes: SparseSet<()>,
+    /// This storage's place in an owning group of its world, if any: the
+    /// first `group.len` slots hold the group's entities, in the same order
+    /// as in the group's other storages (see [`crate::group`]).
+    group: GroupSlot,
 }
 
 impl<T> Default for SparseMap<T> {
@@ -298,6 +316,7 @@ impl<T> SparseMap<T> {
             set: SparseSet::new(),
             pending_adds: SparseSet::new(),
             pending_removes: SparseSet::new(),
+            group: GroupSlot::new(),
         }
     }
 
@@ -314,6 +333,7 @@ impl<T> SparseMap<T> {
             set: SparseSet::with_capacity(capacity),
             pending_adds: SparseSet::new(),
             pending_removes: SparseSet::new(),
+            group: GroupSlot::new(),
         }
     }
 
@@ -439,6 +459,12 @@ impl<T> SparseMap<T> {
     /// before the value is handed back. Swap-remove: the last value moves
     /// into the freed slot.
     ///
+    /// In a storage that belongs to an owning group, prefer
+    /// [`World::remove`](crate::World::remove): it keeps the group packed.
+    /// Removing a grouped entity here is still correct, but the group stops
+    /// being used until the world rebuilds it at its next change (an O(n)
+    /// pass).
+    ///
     /// ```
     /// # use typed_ecs::prelude::*;
     /// # world! { struct Game<Pos>; }
@@ -450,6 +476,8 @@ impl<T> SparseMap<T> {
     /// assert!(world.is_alive(e)); // the entity lives on without a Pos
     /// ```
     pub fn remove(&mut self, entity: Entity) -> Option<T> {
+        let slot = self.set.index_of(entity)?;
+        self.group.leave_prefix_unannounced(slot);
         self.set.remove(entity)
     }
 
@@ -646,14 +674,11 @@ impl<T> SparseMap<T> {
     /// Applies the queued removals. Each value is dropped only after the
     /// storage is consistent again.
     pub(crate) fn apply_removals(&mut self) {
-        let Self {
-            set,
-            pending_removes,
-            ..
-        } = self;
-        for (entity, ()) in pending_removes.drain() {
-            drop(set.remove(entity));
+        let mut pending = core::mem::replace(&mut self.pending_removes, SparseSet::new());
+        for (entity, ()) in pending.drain() {
+            drop(self.remove(entity));
         }
+        self.pending_removes = pending;
     }
 
     /// Applies the queued additions. An entity that gained the component
@@ -671,14 +696,87 @@ impl<T> SparseMap<T> {
     /// queued add), for the caller to drop once every storage is consistent.
     pub(crate) fn purge(&mut self, entity: Entity) -> (Option<T>, Option<T>) {
         self.pending_removes.remove(entity);
-        (self.set.remove(entity), self.pending_adds.remove(entity))
+        (self.remove(entity), self.pending_adds.remove(entity))
     }
 
     /// Empties the storage and its queues, returning the values for the caller
     /// to drop once every storage is consistent.
     pub(crate) fn take_all(&mut self) -> (Vec<T>, Vec<T>) {
         self.pending_removes.take();
+        // Every storage of the world is emptied together, so a group stays
+        // consistent: its prefix is empty in each of them.
+        self.group.0.len = 0;
         (self.set.take(), self.pending_adds.take())
+    }
+
+    // ----- owning groups (see `crate::group`) -----
+
+    /// This storage's place in an owning group.
+    #[inline]
+    pub(crate) fn group_mark(&self) -> GroupMark {
+        self.group.0
+    }
+
+    /// Sets this storage's place in an owning group.
+    #[inline]
+    pub(crate) fn set_group_mark(&mut self, mark: GroupMark) {
+        self.group.0 = mark;
+    }
+
+    /// Swaps the values (and entities) in dense slots `a` and `b`.
+    #[inline]
+    pub(crate) fn swap_slots(&mut self, a: usize, b: usize) {
+        self.set.swap(a, b);
+    }
+
+    /// Takes the queued removals out, for the world to apply one by one
+    /// while it keeps a group packed; [`restore_pending_removes`] puts the
+    /// emptied queue back, so its allocations are reused.
+    ///
+    /// [`restore_pending_removes`]: Self::restore_pending_removes
+    pub(crate) fn take_pending_removes(&mut self) -> PendingRemoves {
+        PendingRemoves(core::mem::replace(
+            &mut self.pending_removes,
+            SparseSet::new(),
+        ))
+    }
+
+    /// Puts back the (emptied) queue taken by [`take_pending_removes`](Self::take_pending_removes).
+    pub(crate) fn restore_pending_removes(&mut self, pending: PendingRemoves) {
+        debug_assert!(pending.0.dense.is_empty() && self.pending_removes.dense.is_empty());
+        self.pending_removes = pending.0;
+    }
+
+    /// Takes the queued additions out; see [`take_pending_removes`](Self::take_pending_removes).
+    pub(crate) fn take_pending_adds(&mut self) -> PendingAdds<T> {
+        PendingAdds(core::mem::replace(&mut self.pending_adds, SparseSet::new()))
+    }
+
+    /// Puts back the (emptied) queue taken by [`take_pending_adds`](Self::take_pending_adds).
+    pub(crate) fn restore_pending_adds(&mut self, pending: PendingAdds<T>) {
+        debug_assert!(pending.0.dense.is_empty() && self.pending_adds.dense.is_empty());
+        self.pending_adds = pending.0;
+    }
+}
+
+/// A storage's queued removals, taken out while the world applies them.
+pub(crate) struct PendingRemoves(SparseSet<()>);
+
+impl PendingRemoves {
+    /// Yields the queued entities, leaving the queue empty (and consistent,
+    /// however the iterator is dropped).
+    pub(crate) fn drain(&mut self) -> impl Iterator<Item = Entity> + '_ {
+        self.0.drain().map(|(entity, ())| entity)
+    }
+}
+
+/// A storage's queued additions, taken out while the world applies them.
+pub(crate) struct PendingAdds<T>(SparseSet<T>);
+
+impl<T> PendingAdds<T> {
+    /// Yields the queued additions, leaving the queue empty.
+    pub(crate) fn drain(&mut self) -> impl Iterator<Item = (Entity, T)> + '_ {
+        self.0.drain()
     }
 }
 
@@ -706,8 +804,13 @@ impl<T> SparseMap<T> {
 /// ```
 pub struct ViewMut<'w, T> {
     sparse: &'w Pages,
+    /// The entities of the slots this view covers: all of the storage's,
+    /// or, inside a parallel walk, a window of them.
     dense: &'w [Entity],
     data: &'w mut [T],
+    /// The storage slot of `dense[0]` (0 unless the view is a window).
+    offset: usize,
+    group: GroupMark,
 }
 
 impl<T> SparseMap<T> {
@@ -727,6 +830,8 @@ impl<T> SparseMap<T> {
             sparse: &self.set.sparse,
             dense: &self.set.dense,
             data: &mut self.set.data,
+            offset: 0,
+            group: self.group.0,
         }
     }
 }
@@ -775,10 +880,11 @@ impl<'w, T> ViewMut<'w, T> {
         self.dense
     }
 
-    /// The dense slot of `entity`, if it has a value (generation checked).
+    /// The slot of `entity` in this view, if it has a value here
+    /// (generation checked).
     #[inline]
     fn index_of(&self, entity: Entity) -> Option<usize> {
-        let slot = self.sparse.get(entity.index()) as usize;
+        let slot = (self.sparse.get(entity.index()) as usize).wrapping_sub(self.offset);
         match self.dense.get(slot) {
             Some(&stored) if stored == entity => Some(slot),
             _ => None,
@@ -873,6 +979,47 @@ impl<'w, T> ViewMut<'w, T> {
     #[inline]
     pub fn into_slices(self) -> (&'w [Entity], &'w mut [T]) {
         (self.dense, self.data)
+    }
+
+    /// The storage's place in an owning group, as it was when the view was made.
+    #[inline]
+    pub(crate) fn group_mark(&self) -> GroupMark {
+        self.group
+    }
+
+    /// The first `len` values, mutably, for the whole view lifetime.
+    ///
+    /// # Panics
+    ///
+    /// If the view holds fewer than `len` values (callers check first).
+    #[inline]
+    pub(crate) fn into_values_prefix(self, len: usize) -> &'w mut [T] {
+        &mut self.data[..len]
+    }
+
+    /// Splits the view into the windows of slots `..mid` and `mid..`, for a
+    /// parallel walk. Each window finds only the entities in its slots.
+    #[inline]
+    pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
+        let mid = mid.min(self.dense.len());
+        let (dense_a, dense_b) = self.dense.split_at(mid);
+        let (data_a, data_b) = self.data.split_at_mut(mid);
+        (
+            ViewMut {
+                sparse: self.sparse,
+                dense: dense_a,
+                data: data_a,
+                offset: self.offset,
+                group: self.group,
+            },
+            ViewMut {
+                sparse: self.sparse,
+                dense: dense_b,
+                data: data_b,
+                offset: self.offset + mid,
+                group: self.group,
+            },
+        )
     }
 }
 

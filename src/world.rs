@@ -7,6 +7,7 @@ use core::any::type_name;
 use crate::commands::{ApplyReport, CommandKind, Commands, Queue, RejectReason, Resolver};
 use crate::entity::{self, EntityAllocator};
 use crate::error::{AddError, AddErrorKind, SpawnError};
+use crate::group::{Group, Hook};
 use crate::query::{FetchMut, Join, Query, QueryIter, QueryMut};
 use crate::{Entity, SparseMap};
 
@@ -152,9 +153,21 @@ impl<W: World, C: Component<W>> Contains<C> for W {
     }
 }
 
+/// `true` when `indices` holds `index`. Evaluated at compile time.
+pub(crate) const fn contains_index(indices: &[usize], index: usize) -> bool {
+    let mut i = 0;
+    while i < indices.len() {
+        if indices[i] == index {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// `true` when no two of `indices` are equal. Evaluated at compile time by
 /// bundles and queries to reject the same component twice.
-pub(crate) const fn all_distinct(indices: &[usize]) -> bool {
+pub const fn all_distinct(indices: &[usize]) -> bool {
     let mut i = 0;
     while i < indices.len() {
         let mut j = i + 1;
@@ -202,6 +215,10 @@ pub trait Bundle<W: World> {
     #[doc(hidden)]
     const __LEN: usize;
 
+    /// The storage index of each component, in order.
+    #[doc(hidden)]
+    const __INDICES: &'static [usize];
+
     /// Queues an add of every component to `entity` in a command buffer.
     #[doc(hidden)]
     fn __queue_into(self, queues: &mut W::__Queues, entity: Entity);
@@ -220,12 +237,14 @@ macro_rules! impl_bundle {
     ($($c:ident),*) => {
         impl<W: World $(+ Contains<$c>)*, $($c),*> Bundle<W> for ($($c,)*) {
             const __LEN: usize = 0 $(+ one!($c))*;
+            const __INDICES: &'static [usize] = &[$(<W as Contains<$c>>::INDEX),*];
 
             #[allow(non_snake_case, unused_variables)]
             fn __insert_into(self, world: &mut W, entity: Entity) {
                 const { assert!(all_distinct(&[$(<W as Contains<$c>>::INDEX),*]), "{}", DUPLICATE_IN_BUNDLE) };
                 let ($($c,)*) = self;
                 $(world.sparse_map_mut().insert(entity, $c);)*
+                world.__groups_entered::<Self>(entity);
             }
 
             #[allow(non_snake_case, unused_variables)]
@@ -342,6 +361,44 @@ pub trait World: Sized {
     #[doc(hidden)]
     fn __check_storages(&self, check: &mut dyn FnMut(&'static str, &[Entity]));
 
+    /// The storage index of every component that belongs to an owning group.
+    #[doc(hidden)]
+    const __GROUPED: &'static [usize];
+    /// Runs `hook` for every owning group (see [`Hook`]); `B` is the bundle
+    /// of components that changed, if any.
+    #[doc(hidden)]
+    fn __groups_hook<B: Bundle<Self>>(&mut self, hook: Hook, entity: Entity);
+    /// Checks every group's invariant. For tests.
+    #[doc(hidden)]
+    fn __groups_check(&self);
+
+    /// After `entity` gained the components of `B`: each group holding one
+    /// of them takes it in if it now has them all.
+    #[doc(hidden)]
+    #[inline]
+    fn __groups_entered<B: Bundle<Self>>(&mut self, entity: Entity) {
+        self.__groups_hook::<B>(Hook::Entered, entity);
+    }
+    /// Before `entity` loses the components of `B`: each group holding one
+    /// of them lets it out.
+    #[doc(hidden)]
+    #[inline]
+    fn __groups_leaving<B: Bundle<Self>>(&mut self, entity: Entity) {
+        self.__groups_hook::<B>(Hook::Leaving, entity);
+    }
+    /// Before `entity` loses every component.
+    #[doc(hidden)]
+    #[inline]
+    fn __groups_leaving_all(&mut self, entity: Entity) {
+        self.__groups_hook::<()>(Hook::LeavingAll, entity);
+    }
+    /// Rebuilds every group whose storages no longer agree.
+    #[doc(hidden)]
+    #[inline]
+    fn __groups_refresh(&mut self) {
+        self.__groups_hook::<()>(Hook::Refresh, Entity::PLACEHOLDER);
+    }
+
     // ----- entities -----
 
     /// Makes a new entity with no components.
@@ -449,6 +506,7 @@ pub trait World: Sized {
         if !self.is_alive(entity) {
             return false;
         }
+        self.__groups_leaving_all(entity);
         let detached = self.__purge(entity);
         self.__entities_mut().free(entity);
         drop(detached);
@@ -583,6 +641,7 @@ pub trait World: Sized {
             ));
         }
         storage.insert(entity, component);
+        self.__groups_entered::<(C,)>(entity);
         Ok(())
     }
 
@@ -631,7 +690,9 @@ pub trait World: Sized {
         Self: Contains<C>,
     {
         let component = alive_or_give_back(self, entity, component)?;
-        Ok(self.sparse_map_mut().insert(entity, component))
+        let old = self.sparse_map_mut().insert(entity, component);
+        self.__groups_entered::<(C,)>(entity);
+        Ok(old)
     }
 
     /// Removes `entity`'s `C` and returns it; `None` if it had none (or is
@@ -650,6 +711,7 @@ pub trait World: Sized {
     where
         Self: Contains<C>,
     {
+        self.__groups_leaving::<(C,)>(entity);
         self.sparse_map_mut().remove(entity)
     }
 
@@ -731,6 +793,7 @@ pub trait World: Sized {
         if !self.is_alive(entity) {
             return false;
         }
+        self.__groups_leaving_all(entity);
         drop(self.__remove_all(entity));
         true
     }
@@ -1088,6 +1151,7 @@ pub trait World: Sized {
     /// assert_eq!(world.pos.get(e).unwrap().0, 2.0);
     /// ```
     fn query_mut<'w, Q: QueryMut<'w, Self>>(&'w mut self) -> Join<'w, Q::Fetch> {
+        self.__groups_refresh();
         let mut parts = self.__parts();
         Join::new(Q::__fetch(&mut parts))
     }
@@ -1208,6 +1272,37 @@ pub trait World: Sized {
         Self::COMPONENT_NAMES
     }
 
+    /// The number of entities in the owning group `G` (its components, as
+    /// declared with `group (…);` in [`world!`](crate::world)), or `None`
+    /// while the group waits to be rebuilt: after the world was cloned, or a
+    /// grouped entity was removed straight from a storage. The next change
+    /// through the world, or the next [`query_mut`](World::query_mut),
+    /// rebuilds it. See [`group`](crate::group).
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Pos(f32);
+    /// struct Vel(f32);
+    /// world! {
+    ///     struct Game<Pos, Vel>;
+    ///     group (Pos, Vel);
+    /// }
+    ///
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(0.0), Vel(1.0)));
+    /// assert_eq!(world.group_len::<(Pos, Vel)>(), Some(1));
+    ///
+    /// world.pos.remove(e); // behind the world's back
+    /// assert_eq!(world.group_len::<(Pos, Vel)>(), None);
+    /// world.spawn_with((Pos(1.0), Vel(1.0))); // any change rebuilds it
+    /// assert_eq!(world.group_len::<(Pos, Vel)>(), Some(1));
+    /// ```
+    #[inline]
+    fn group_len<G: Group<Self>>(&self) -> Option<usize> {
+        G::__len(self)
+    }
+
     /// Checks every invariant: each storage's sparse/dense agreement, and
     /// that every stored entity is alive. Panics with a description of the
     /// first violation. For tests.
@@ -1229,6 +1324,7 @@ pub trait World: Sized {
                 );
             }
         });
+        self.__groups_check();
     }
 }
 
@@ -1249,6 +1345,37 @@ fn alive_or_give_back<W: World, C>(
             component,
         ))
     }
+}
+
+/// Applies the queued removals of `C`. A grouped component's entities
+/// leave their group first, one by one.
+pub(crate) fn apply_removals<W: Contains<C>, C>(world: &mut W) {
+    if !const { contains_index(W::__GROUPED, <W as Contains<C>>::INDEX) } {
+        world.sparse_map_mut().apply_removals();
+        return;
+    }
+    let mut pending = world.sparse_map_mut().take_pending_removes();
+    for entity in pending.drain() {
+        world.__groups_leaving::<(C,)>(entity);
+        drop(world.sparse_map_mut().remove(entity));
+    }
+    world.sparse_map_mut().restore_pending_removes(pending);
+}
+
+/// Applies the queued additions of `C`. A grouped component's entities
+/// join their group as they complete it.
+pub(crate) fn apply_additions<W: Contains<C>, C>(world: &mut W) {
+    if !const { contains_index(W::__GROUPED, <W as Contains<C>>::INDEX) } {
+        world.sparse_map_mut().apply_additions();
+        return;
+    }
+    let mut pending = world.sparse_map_mut().take_pending_adds();
+    for (entity, value) in pending.drain() {
+        let replaced = world.sparse_map_mut().insert(entity, value);
+        world.__groups_entered::<(C,)>(entity);
+        drop(replaced);
+    }
+    world.sparse_map_mut().restore_pending_adds(pending);
 }
 
 const NEEDS_REQUIRED: &str = "a query needs at least one component every result has (`&C` or \

@@ -149,3 +149,151 @@ fn par_for_each_with_filters_matches_for_each() {
     assert_eq!(contents(&parallel), contents(&sequential));
     parallel.assert_invariants();
 }
+
+world! {
+    #[derive(Clone)]
+    struct Packed<A, B, C>;
+    group (A, B);
+}
+
+/// `Par`'s population, in a world where `A` and `B` are a group.
+fn packed() -> Packed {
+    let source = populated();
+    let mut world = Packed::new();
+    let mut handles = std::collections::HashMap::new();
+    for e in source.entities() {
+        let new = world.spawn();
+        handles.insert(e, new);
+        if let Some(&a) = source.get::<A>(e) {
+            world.add(new, a);
+        }
+        if let Some(&b) = source.get::<B>(e) {
+            world.add(new, b);
+        }
+        if source.has::<C>(e) {
+            world.add(new, C);
+        }
+    }
+    world
+}
+
+fn packed_contents(world: &Packed) -> BTreeMap<Entity, (Option<u64>, Option<u64>, bool)> {
+    world
+        .entities()
+        .map(|e| {
+            let row = (
+                world.get::<A>(e).map(|a| a.0),
+                world.get::<B>(e).map(|b| b.0),
+                world.has::<C>(e),
+            );
+            (e, row)
+        })
+        .collect()
+}
+
+/// A query that is exactly a group runs in parallel whatever it writes,
+/// two `&mut` included, and matches `for_each`.
+#[test]
+fn par_for_each_over_a_group_writes_every_storage() {
+    let mut sequential = packed();
+    let mut parallel = sequential.clone();
+    parallel.query_mut::<(&A, &B)>().count(); // a clone is rebuilt first
+    assert!(parallel.group_len::<(A, B)>().unwrap() > 5_000);
+    let before = packed_contents(&sequential);
+
+    let mut visits = 0;
+    sequential
+        .query_mut::<(&mut B, &mut A)>()
+        .for_each(|e, (b, a)| {
+            a.0 = mix(a.0, e, b.0);
+            b.0 = mix(b.0, e, a.0);
+            visits += 1;
+        });
+    let par_visits = AtomicUsize::new(0);
+    let threads = std::sync::Mutex::new(std::collections::HashSet::new());
+    parallel
+        .query_mut::<(&mut B, &mut A)>()
+        .par_for_each(|e, (b, a)| {
+            a.0 = mix(a.0, e, b.0);
+            b.0 = mix(b.0, e, a.0);
+            par_visits.fetch_add(1, Ordering::Relaxed);
+            threads.lock().unwrap().insert(std::thread::current().id());
+        });
+    assert_eq!(par_visits.into_inner(), visits);
+    assert_eq!(packed_contents(&parallel), packed_contents(&sequential));
+    assert_ne!(packed_contents(&parallel), before);
+    if rayon::current_num_threads() > 1 {
+        assert!(threads.into_inner().unwrap().len() > 1, "ran on one thread");
+    }
+
+    // With a filter, and as a join of borrowed fields.
+    sequential
+        .query_mut::<(With<A>, &mut B)>()
+        .for_each(|e, ((), b)| b.0 = mix(b.0, e, 1));
+    parallel
+        .query_mut::<(With<A>, &mut B)>()
+        .par_for_each(|e, ((), b)| b.0 = mix(b.0, e, 1));
+    join((&mut sequential.a, &mut sequential.b)).for_each(|e, (a, b)| a.0 = mix(a.0, e, b.0));
+    join((&mut parallel.a, &mut parallel.b)).par_for_each(|e, (a, b)| a.0 = mix(a.0, e, b.0));
+    assert_eq!(packed_contents(&parallel), packed_contents(&sequential));
+    parallel.assert_invariants();
+}
+
+/// Two `&mut` storages that are not a group cannot be split safely: the
+/// walk runs on the calling thread, and still visits everything once.
+#[test]
+fn par_for_each_over_two_ungrouped_mut_runs_on_one_thread() {
+    let mut sequential = populated();
+    let mut parallel = sequential.clone();
+    sequential
+        .query_mut::<(&mut A, &mut B)>()
+        .for_each(|e, (a, b)| {
+            a.0 = mix(a.0, e, b.0);
+            b.0 += 1;
+        });
+    let caller = std::thread::current().id();
+    parallel
+        .query_mut::<(&mut A, &mut B)>()
+        .par_for_each(|e, (a, b)| {
+            assert_eq!(std::thread::current().id(), caller);
+            a.0 = mix(a.0, e, b.0);
+            b.0 += 1;
+        });
+    assert_eq!(contents(&parallel), contents(&sequential));
+
+    // An optional `&mut` cannot be split either.
+    sequential
+        .query_mut::<(&A, Option<&mut B>)>()
+        .for_each(|_, (a, b)| {
+            if let Some(b) = b {
+                b.0 ^= a.0;
+            }
+        });
+    parallel
+        .query_mut::<(&A, Option<&mut B>)>()
+        .par_for_each(|_, (a, b)| {
+            if let Some(b) = b {
+                b.0 ^= a.0;
+            }
+        });
+    assert_eq!(contents(&parallel), contents(&sequential));
+
+    // One `&mut` that is not first, and a read-only query: both split.
+    sequential
+        .query_mut::<(&A, &mut B, Without<C>)>()
+        .for_each(|e, (a, b, ())| b.0 = mix(b.0, e, a.0));
+    parallel
+        .query_mut::<(&A, &mut B, Without<C>)>()
+        .par_for_each(|e, (a, b, ())| b.0 = mix(b.0, e, a.0));
+    assert_eq!(contents(&parallel), contents(&sequential));
+    let total = AtomicUsize::new(0);
+    parallel.query_mut::<(&A, &B)>().par_for_each(|_, (a, b)| {
+        total.fetch_add((a.0 ^ b.0) as usize & 0xff, Ordering::Relaxed);
+    });
+    let mut expected = 0;
+    sequential
+        .query_mut::<(&A, &B)>()
+        .for_each(|_, (a, b)| expected += (a.0 ^ b.0) as usize & 0xff);
+    assert_eq!(total.into_inner(), expected);
+    parallel.assert_invariants();
+}

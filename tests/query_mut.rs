@@ -688,6 +688,30 @@ impl<'w, F: FetchMut<'w>> FetchMut<'w> for Counting<'_, F> {
         self.lookups.set(self.lookups.get() + 1);
         self.inner.fetch_owned(entity)
     }
+
+    // A wrapper forwards the hidden owning-group items to what it wraps.
+    type __Dense = F::__Dense;
+
+    fn __probe(&self, probe: &mut typed_ecs::group::GroupProbe) {
+        self.inner.__probe(probe);
+    }
+
+    fn __into_dense(self, len: usize) -> Self::__Dense {
+        self.inner.__into_dense(len)
+    }
+
+    fn __par_role(&self) -> typed_ecs::query::ParRole<'w> {
+        self.inner.__par_role()
+    }
+
+    fn __par_split(self, mid: usize) -> (Self, Self) {
+        let (a, b) = self.inner.__par_split(mid);
+        let lookups = self.lookups;
+        (
+            Counting { inner: a, lookups },
+            Counting { inner: b, lookups },
+        )
+    }
 }
 
 impl<'w, F: FetchMut<'w>> IntoFetch<'w> for Counting<'_, F> {

@@ -37,6 +37,13 @@ world! {
     }
 }
 
+world! {
+    /// A saved game with an owning group.
+    #[derive(Serialize, Deserialize)]
+    pub struct GroupedSave<Position, Name, Frozen>;
+    group (Position, Name);
+}
+
 /// A world with history: despawns (so generations and a free list), queued
 /// changes, handles stored in components.
 fn sample() -> (Save, Vec<Entity>) {
@@ -292,4 +299,36 @@ fn random_bytes_never_make_a_broken_world() {
         }
     }
     assert!(accepted < 2_000, "corruption was never noticed");
+}
+
+/// A group is not saved: the loaded world packs it again, and queries over
+/// it see the same entities.
+#[test]
+fn a_loaded_world_packs_its_groups() {
+    let mut world = GroupedSave::new();
+    let mut handles = Vec::new();
+    for i in 0..30 {
+        let e = world.spawn_with((Position {
+            x: i as f32,
+            y: 0.0,
+        },));
+        if i % 3 != 0 {
+            world.add(e, Name(format!("n{i}")));
+        }
+        handles.push(e);
+    }
+    world.despawn(handles[4]);
+    let saved = serde_json::to_string(&world).unwrap();
+    let loaded: GroupedSave = serde_json::from_str(&saved).unwrap();
+    loaded.assert_invariants();
+    assert_eq!(loaded.group_len::<(Position, Name)>(), Some(19));
+    let names = |world: &GroupedSave| {
+        let mut names: Vec<(Entity, String)> = world
+            .query::<(&Position, &Name)>()
+            .map(|(e, (_, name))| (e, name.0.clone()))
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&loaded), names(&world));
 }

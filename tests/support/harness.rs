@@ -131,8 +131,11 @@ pub struct C(pub Tracked);
 pub struct Marker;
 
 world! {
-    /// The world the harness drives: three tracked values and a marker.
+    /// The world the harness drives: three tracked values and a marker, with
+    /// `A` and `B` in an owning group, so every operation also keeps a group
+    /// packed (and queries over exactly `A` and `B` walk it densely).
     pub struct Sim<A, B, C, Marker>;
+    group (A, B);
 }
 
 /// A component of [`Sim`], by declaration position (which is the order
@@ -731,7 +734,15 @@ pub const OUTCOMES: &[&str] = &[
     "query_commands:queued",
     "get_many:some",
     "get_many:none",
+    "query:dense",
+    "query_mut:dense",
+    "group:rebuilding",
 ];
+
+/// The read-only shapes of [`READ_SHAPES`] that are exactly the group
+/// `(A, B)`, and the writing ones of [`MUT_SHAPES`].
+const DENSE_READ_SHAPES: [usize; 3] = [1, 11, 12];
+const DENSE_MUT_SHAPES: [usize; 3] = [10, 11, 12];
 
 /// How many times each operation and outcome happened.
 #[derive(Clone, Debug, Default)]
@@ -819,7 +830,7 @@ type Items = Vec<Option<Val>>;
 type Seen = (Entity, Items);
 
 /// The queries of [`Op::Query`], each written out in [`read_query`].
-pub const READ_SHAPES: [&[Term]; 11] = [
+pub const READ_SHAPES: [&[Term]; 13] = [
     &[Ref(K::A)],
     &[Ref(K::A), Ref(K::B)],
     &[Ref(K::B), Opt(K::C), Term::Without(K::Marker)],
@@ -831,13 +842,16 @@ pub const READ_SHAPES: [&[Term]; 11] = [
     &[Ref(K::C), Opt(K::A), Term::Without(K::B)],
     &[Ref(K::A), Opt(K::B)],
     &[Ref(K::C), Term::With(K::A)],
+    // Exactly the group (A, B): a dense walk when the group is trusted.
+    &[Ref(K::B), Term::With(K::A)],
+    &[Ref(K::A), Ref(K::B), Ref(K::A)],
 ];
 
 /// The writing queries of [`Op::QueryMut`], each written out in
 /// [`mut_query`]. Each mutable element is rewritten with [`mix`] of the sum
 /// of the read elements' values (1 for an absent optional one), salted with
 /// its position. The last one only counts.
-pub const MUT_SHAPES: [&[Term]; 12] = [
+pub const MUT_SHAPES: [&[Term]; 15] = [
     &[Mut(K::A), Ref(K::B), Term::Without(K::C)],
     &[Mut(K::B), Opt(K::C), Term::With(K::A)],
     &[OptMut(K::A), Mut(K::C)],
@@ -848,6 +862,10 @@ pub const MUT_SHAPES: [&[Term]; 12] = [
     &[Mut(K::A), Ref(K::B), Opt(K::Marker)],
     &[Mut(K::B)],
     &[Mut(K::Marker), Ref(K::C)],
+    // Exactly the group (A, B): dense walks (`for` loop, for_each, join).
+    &[Mut(K::A), Ref(K::B)],
+    &[Mut(K::B), Mut(K::A)],
+    &[Term::With(K::B), Mut(K::A)],
     &[Mut(K::C)],
     &[Mut(K::A), Term::Without(K::B)],
 ];
@@ -958,6 +976,14 @@ fn read_query(world: &mut Sim, shape: usize) -> Vec<Seen> {
             .map(|(e, (c, (a, ())))| (e, vec![v(c), o(a), None]))
             .collect(),
         // A read-only join iterates like a query.
+        11 => join((&world.b, With(&world.a)))
+            .into_iter()
+            .map(|(e, (b, ()))| (e, vec![v(b), None]))
+            .collect(),
+        12 => world
+            .query::<(&A, &B, &A)>()
+            .map(|(e, (a, b, a2))| (e, vec![v(a), v(b), v(a2)]))
+            .collect(),
         9 => world
             .query_mut::<(&A, Option<&B>)>()
             .into_iter()
@@ -1038,6 +1064,21 @@ fn mut_query(world: &mut Sim, shape: usize, seen: &mut Vec<Seen>) {
                 seen.push((e, vec![v(m), v(c)]));
                 bump(m, rd(c), 0);
             }),
+        10 => {
+            for (e, (a, b)) in world.query_mut::<(&mut A, &B)>() {
+                seen.push((e, vec![v(a), v(b)]));
+                bump(a, rd(b), 0);
+            }
+        }
+        11 => world.query_mut::<(&mut B, &mut A)>().for_each(|e, (b, a)| {
+            seen.push((e, vec![v(b), v(a)]));
+            bump(b, 0, 0);
+            bump(a, 0, 1);
+        }),
+        12 => join((With(&world.b), &mut world.a)).for_each(|e, ((), a)| {
+            seen.push((e, vec![None, v(a)]));
+            bump(a, 0, 1);
+        }),
         // The storage's own iterator.
         _ => {
             for (e, c) in world.storage_mut::<C>().iter_mut() {
@@ -1455,6 +1496,7 @@ impl Harness {
         self.coverage.hit(op.name());
         self.run(*op);
         self.check();
+        self.check_group();
         if self.steps % DEEP_CHECK_EVERY == 0 {
             self.check_deep();
         }
@@ -2015,6 +2057,8 @@ impl Harness {
     fn query(&mut self, shape: u8) {
         let shape = usize::from(shape) % READ_SHAPES.len();
         let terms = READ_SHAPES[shape];
+        let dense =
+            DENSE_READ_SHAPES.contains(&shape) && self.world.group_len::<(A, B)>().is_some();
         let seen = read_query(&mut self.world, shape);
         let expected = self.model.matches(terms);
         if let Err(why) = same_results(seen, &expected) {
@@ -2022,6 +2066,9 @@ impl Harness {
         }
         if !expected.is_empty() {
             self.hit("query:matched");
+            if dense {
+                self.hit("query:dense");
+            }
         }
     }
 
@@ -2042,6 +2089,9 @@ impl Harness {
         }
         if !expected.is_empty() {
             self.hit("query_mut:matched");
+            if DENSE_MUT_SHAPES.contains(&shape) {
+                self.hit("query_mut:dense");
+            }
         }
     }
 
@@ -2154,6 +2204,27 @@ impl Harness {
     }
 
     // ----- checks -----
+
+    /// After every step: a trusted group `(A, B)` holds exactly the live
+    /// entities that have both (its packing is checked by
+    /// `assert_invariants`, every few steps).
+    fn check_group(&mut self) {
+        match self.world.group_len::<(A, B)>() {
+            Some(len) => {
+                let both = self
+                    .model
+                    .live
+                    .iter()
+                    .filter(|&&no| {
+                        let row = self.model.rows[no].as_ref();
+                        row.is_some_and(|row| row.get(K::A).is_some() && row.get(K::B).is_some())
+                    })
+                    .count();
+                assert_eq!(len, both, "group (A, B) length: {}", self.ctx());
+            }
+            None => self.hit("group:rebuilding"),
+        }
+    }
 
     /// After every step: every handle ever issued (alive or not, and every
     /// component), the buffer's reserved handles, the counts, the ledger.

@@ -1,0 +1,12 @@
+use typed_ecs::prelude::*;
+
+pub struct Position(pub f32);
+pub struct Velocity(pub f32);
+pub struct Mass(pub f32);
+
+world! {
+    pub struct Physics<Position, Velocity>;
+    group (Position, Mass);
+}
+
+fn main() {}

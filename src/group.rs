@@ -1,0 +1,486 @@
+//! Owning groups: storages that keep the entities they share packed at the
+//! front, in the same order, so that a query over exactly those components
+//! walks slices side by side instead of looking entities up.
+//!
+//! Declare a group in [`world!`](crate::world), after the struct, by listing
+//! its components (2 to 8 of them; each component in at most one group):
+//!
+//! ```
+//! use typed_ecs::prelude::*;
+//!
+//! #[derive(Debug, PartialEq)]
+//! struct Position(f32);
+//! struct Velocity(f32);
+//! struct Name(&'static str);
+//!
+//! world! {
+//!     struct Game<Position, Velocity, Name>;
+//!     group (Position, Velocity);
+//! }
+//!
+//! let mut world = Game::new();
+//! world.spawn_with((Position(0.0), Name("a rock")));
+//! let ball = world.spawn_with((Name("a ball"), Position(0.0), Velocity(2.0)));
+//!
+//! // The group's entities come first in both storages, in the same order…
+//! assert_eq!(world.group_len::<(Position, Velocity)>(), Some(1));
+//! assert_eq!(world.position.entities()[0], ball);
+//! assert_eq!(world.velocity.entities()[0], ball);
+//!
+//! // …so this query zips the two storages' first slots: no lookups.
+//! world
+//!     .query_mut::<(&mut Position, &Velocity)>()
+//!     .for_each(|_, (pos, vel)| pos.0 += vel.0);
+//! assert_eq!(world.get::<Position>(ball), Some(&Position(2.0)));
+//! ```
+//!
+//! # How it works
+//!
+//! A group of storages `(A, B)` keeps a length `n`: the first `n` dense slots
+//! of `A` and of `B` hold exactly the entities that have both, in the same
+//! order (EnTT calls this an *owning group*). Every change made through the
+//! world keeps it so: when an entity gains the last group component it
+//! lacked, it is swapped into slot `n` of every group storage and `n` grows;
+//! before it loses one, it is swapped to slot `n - 1` and `n` shrinks. Both
+//! are O(group size) swaps.
+//!
+//! A query whose required components are exactly a group's (`(&mut A, &B)`,
+//! `(&A, &B)`, `(&mut A, &mut B)`, `(&A, With<B>)`, …) then visits slots
+//! `0..n` of each storage side by side: [`Join::for_each`](crate::Join::for_each),
+//! a `for` loop over [`World::query`](crate::World::query) or
+//! [`World::query_mut`](crate::World::query_mut), and `par_for_each` (feature
+//! `rayon`, which can then split *every* `&mut` storage). Other queries work
+//! as before; a group only changes the order of its storages, which is never
+//! promised anyway.
+//!
+//! # When a group is rebuilt
+//!
+//! The world only trusts a group whose storages agree on a *stamp*, unique to
+//! one packing of one group in the whole program. Things done behind the
+//! world's back make the storages disagree, and the group is then not used
+//! (queries look entities up instead) until the world's next change or
+//! `query_mut`, which rebuilds it in one O(n) pass:
+//!
+//! * removing a grouped entity straight from a storage
+//!   ([`SparseMap::remove`](crate::SparseMap::remove) on the public field);
+//! * cloning a world or a storage (a clone is not trusted until it is
+//!   rebuilt), or loading one with the `serde` feature (rebuilt on load);
+//! * putting another storage in a field (`std::mem::swap`, assignment).
+//!
+//! None of these can make a query return wrong results: they only cost the
+//! rebuild.
+
+use core::sync::atomic::Ordering;
+
+use crate::world::{Bundle, Contains};
+use crate::{Entity, World};
+
+/// A storage's place in an owning group.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct GroupMark {
+    /// The packing this storage belongs to: the group's storages are trusted
+    /// to agree only while they all carry the same stamp. 0: none.
+    pub(crate) stamp: u64,
+    /// The number of grouped entities at the front of the storage.
+    pub(crate) len: u32,
+    /// The number of storages in the group.
+    pub(crate) size: u8,
+    /// This storage's position in the group, `0..size`.
+    pub(crate) member: u8,
+}
+
+impl GroupMark {
+    /// No group.
+    pub(crate) const NONE: GroupMark = GroupMark {
+        stamp: 0,
+        len: 0,
+        size: 0,
+        member: 0,
+    };
+
+    /// `true` if `self` and `other` are marks of one packing.
+    #[inline]
+    fn agrees_with(self, other: GroupMark) -> bool {
+        self.stamp == other.stamp && self.len == other.len && self.size == other.size
+    }
+}
+
+/// The [`GroupMark`] a [`SparseMap`](crate::SparseMap) holds. A clone of a
+/// storage is not trusted to agree with anything, so cloning gives no mark.
+#[derive(Debug)]
+pub(crate) struct GroupSlot(pub(crate) GroupMark);
+
+impl GroupSlot {
+    pub(crate) const fn new() -> Self {
+        GroupSlot(GroupMark::NONE)
+    }
+
+    /// Called before dense slot `slot` is removed by a path that does not
+    /// keep the group packed: if the slot is in the group's prefix, the
+    /// storage stops agreeing with the rest of its group.
+    #[inline]
+    pub(crate) fn leave_prefix_unannounced(&mut self, slot: usize) {
+        if slot < self.0.len as usize {
+            self.0.stamp = 0;
+        }
+    }
+}
+
+impl Clone for GroupSlot {
+    fn clone(&self) -> Self {
+        GroupSlot::new()
+    }
+}
+
+/// A stamp no group has had before in this program (never 0).
+fn fresh_stamp() -> u64 {
+    #[cfg(target_has_atomic = "64")]
+    {
+        static NEXT: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    }
+    #[cfg(not(target_has_atomic = "64"))]
+    {
+        // Wraps after 2^32 rebuilds; 0 is skipped, as it means "no group".
+        static NEXT: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(1);
+        loop {
+            let stamp = NEXT.fetch_add(1, Ordering::Relaxed);
+            if stamp != 0 {
+                return u64::from(stamp);
+            }
+        }
+    }
+}
+
+/// What a query learns about owning groups from the storages it requires:
+/// whether they are exactly the storages of one trusted group, and how many
+/// entities that group holds. Not public API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct GroupProbe {
+    stamp: u64,
+    len: u32,
+    /// The shortest storage seen: the group's length must not exceed it.
+    shortest: usize,
+    size: u8,
+    /// The group positions seen so far, one bit each.
+    members: u32,
+    /// Still possible: every element seen is a member of one group.
+    dense: bool,
+}
+
+impl Default for GroupProbe {
+    fn default() -> Self {
+        GroupProbe {
+            stamp: 0,
+            len: 0,
+            shortest: usize::MAX,
+            size: 0,
+            members: 0,
+            dense: true,
+        }
+    }
+}
+
+impl GroupProbe {
+    /// A required storage of `storage_len` values, with its group mark.
+    #[inline]
+    pub(crate) fn required(&mut self, mark: GroupMark, storage_len: usize) {
+        self.shortest = self.shortest.min(storage_len);
+        if mark.stamp == 0 {
+            self.dense = false;
+        } else if self.stamp == 0 {
+            self.stamp = mark.stamp;
+            self.len = mark.len;
+            self.size = mark.size;
+            self.members = 1 << mark.member;
+        } else if mark.agrees_with(GroupMark {
+            stamp: self.stamp,
+            len: self.len,
+            size: self.size,
+            member: 0,
+        }) {
+            self.members |= 1 << mark.member;
+        } else {
+            self.dense = false;
+        }
+    }
+
+    /// An element that is not a required storage (`Option`, `Without`).
+    #[inline]
+    pub(crate) fn other(&mut self) {
+        self.dense = false;
+    }
+
+    /// The group's length if the elements seen are exactly the storages of
+    /// one trusted group (each at least once, nothing else). Every storage
+    /// seen holds at least that many values.
+    #[inline]
+    pub(crate) fn cover(&self) -> Option<usize> {
+        let all = (1u32 << self.size) - 1;
+        let len = self.len as usize;
+        (self.dense && self.stamp != 0 && self.members == all && len <= self.shortest)
+            .then_some(len)
+    }
+}
+
+/// An owning group of the world `W`: a tuple of 2 to 8 of its components,
+/// as declared with `group (A, B, …);` in [`world!`](crate::world). See the
+/// [module docs](self).
+///
+/// The only thing to do with it is to name it, in
+/// [`World::group_len`](crate::World::group_len):
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// world! {
+///     struct Game<Pos, Vel>;
+///     group (Pos, Vel);
+/// }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0.0), Vel(1.0)));
+/// world.spawn_with((Pos(0.0),));
+/// assert_eq!(world.group_len::<(Pos, Vel)>(), Some(1));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a group of components of `{W}`",
+    label = "not a group of `{W}`",
+    note = "a group lists 2 to 8 distinct components of `{W}`, as in `group (Position, Velocity);`"
+)]
+pub trait Group<W: World> {
+    /// The storage index of each component, in the group's order.
+    #[doc(hidden)]
+    const __INDICES: &'static [usize];
+
+    /// The number of grouped entities, if the group's storages agree.
+    #[doc(hidden)]
+    fn __len(world: &W) -> Option<usize>;
+
+    /// Packs the group from scratch under a fresh stamp; returns its length.
+    #[doc(hidden)]
+    fn __rebuild(world: &mut W) -> usize;
+
+    /// After `entity` gained a group component: if it now has them all,
+    /// moves it into the group.
+    #[doc(hidden)]
+    fn __enter(world: &mut W, entity: Entity);
+
+    /// Before `entity` loses a group component: moves it out of the group.
+    #[doc(hidden)]
+    fn __leave(world: &mut W, entity: Entity);
+
+    /// Checks the group's invariant, if its storages agree. For tests.
+    #[doc(hidden)]
+    fn __assert_invariants(world: &W);
+}
+
+/// `true` if `a` and `b` share an element. Evaluated at compile time.
+pub(crate) const fn overlaps(a: &[usize], b: &[usize]) -> bool {
+    let mut i = 0;
+    while i < a.len() {
+        if crate::world::contains_index(b, a[i]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+macro_rules! impl_group {
+    ($size:literal; $first:ident $(, $rest:ident = $member:literal)+) => {
+        #[allow(non_snake_case)]
+        impl<W, $first, $($rest),+> Group<W> for ($first, $($rest,)+)
+        where
+            W: World + Contains<$first> $(+ Contains<$rest>)+,
+        {
+            const __INDICES: &'static [usize] =
+                &[<W as Contains<$first>>::INDEX $(, <W as Contains<$rest>>::INDEX)+];
+
+            #[inline]
+            fn __len(world: &W) -> Option<usize> {
+                let mark = <W as Contains<$first>>::sparse_map(world).group_mark();
+                let agree = mark.stamp != 0
+                    && mark.size == $size
+                    && mark.member == 0
+                    $(&& {
+                        let other = <W as Contains<$rest>>::sparse_map(world).group_mark();
+                        other.agrees_with(mark) && other.member == $member
+                    })+;
+                agree.then_some(mark.len as usize)
+            }
+
+            fn __rebuild(world: &mut W) -> usize {
+                let stamp = fresh_stamp();
+                let mut len = 0;
+                let count = <W as Contains<$first>>::sparse_map(world).len();
+                for slot in 0..count {
+                    let entity = <W as Contains<$first>>::sparse_map(world).entities()[slot];
+                    $(
+                        let Some($rest) = <W as Contains<$rest>>::sparse_map(world).index_of(entity) else {
+                            continue;
+                        };
+                    )+
+                    <W as Contains<$first>>::sparse_map_mut(world).swap_slots(slot, len);
+                    $(<W as Contains<$rest>>::sparse_map_mut(world).swap_slots($rest, len);)+
+                    len += 1;
+                }
+                let mark = |member| GroupMark {
+                    stamp,
+                    len: len as u32,
+                    size: $size,
+                    member,
+                };
+                <W as Contains<$first>>::sparse_map_mut(world).set_group_mark(mark(0));
+                $(<W as Contains<$rest>>::sparse_map_mut(world).set_group_mark(mark($member));)+
+                len
+            }
+
+            #[inline]
+            fn __enter(world: &mut W, entity: Entity) {
+                let Some(len) = Self::__len(world) else {
+                    // The rebuild places `entity` if it has every component.
+                    Self::__rebuild(world);
+                    return;
+                };
+                let Some($first) = <W as Contains<$first>>::sparse_map(world).index_of(entity) else {
+                    return;
+                };
+                if $first < len {
+                    return; // already grouped
+                }
+                $(
+                    let Some($rest) = <W as Contains<$rest>>::sparse_map(world).index_of(entity) else {
+                        return;
+                    };
+                )+
+                <W as Contains<$first>>::sparse_map_mut(world).swap_slots($first, len);
+                $(<W as Contains<$rest>>::sparse_map_mut(world).swap_slots($rest, len);)+
+                <Self as SetLen<W>>::set_len(world, len as u32 + 1);
+            }
+
+            #[inline]
+            fn __leave(world: &mut W, entity: Entity) {
+                let len = match Self::__len(world) {
+                    Some(len) => len,
+                    None => Self::__rebuild(world),
+                };
+                let Some(slot) = <W as Contains<$first>>::sparse_map(world).index_of(entity) else {
+                    return;
+                };
+                if slot >= len {
+                    return; // not grouped
+                }
+                // A grouped entity sits at the same slot in every storage.
+                let last = len - 1;
+                <W as Contains<$first>>::sparse_map_mut(world).swap_slots(slot, last);
+                $(
+                    debug_assert_eq!(<W as Contains<$rest>>::sparse_map(world).entities()[slot], entity);
+                    <W as Contains<$rest>>::sparse_map_mut(world).swap_slots(slot, last);
+                )+
+                <Self as SetLen<W>>::set_len(world, last as u32);
+            }
+
+            fn __assert_invariants(world: &W) {
+                let Some(len) = Self::__len(world) else {
+                    return;
+                };
+                let first = <W as Contains<$first>>::sparse_map(world).entities();
+                assert!(len <= first.len(), "group: longer than its first storage");
+                $(
+                    let $rest = <W as Contains<$rest>>::sparse_map(world).entities();
+                    assert!(len <= $rest.len(), "group: longer than one of its storages");
+                    assert_eq!(&first[..len], &$rest[..len], "group: storages disagree on the grouped entities");
+                )+
+                for &entity in &first[len..] {
+                    let complete = true $(&& <W as Contains<$rest>>::sparse_map(world).contains(entity))+;
+                    assert!(!complete, "group: {entity:?} has every grouped component but is not grouped");
+                }
+            }
+        }
+    };
+}
+
+/// Writes a group's length into each of its storages' marks.
+trait SetLen<W> {
+    fn set_len(world: &mut W, len: u32);
+}
+
+macro_rules! impl_set_len {
+    ($($c:ident),+) => {
+        impl<W: World $(+ Contains<$c>)+, $($c),+> SetLen<W> for ($($c,)+) {
+            #[inline]
+            fn set_len(world: &mut W, len: u32) {
+                $({
+                    let storage = <W as Contains<$c>>::sparse_map_mut(world);
+                    let mut mark = storage.group_mark();
+                    mark.len = len;
+                    storage.set_group_mark(mark);
+                })+
+            }
+        }
+    };
+}
+
+impl_set_len!(A, B);
+impl_set_len!(A, B, C);
+impl_set_len!(A, B, C, D);
+impl_set_len!(A, B, C, D, E);
+impl_set_len!(A, B, C, D, E, F);
+impl_set_len!(A, B, C, D, E, F, G);
+impl_set_len!(A, B, C, D, E, F, G, H);
+
+impl_group!(2; A, B = 1);
+impl_group!(3; A, B = 1, C = 2);
+impl_group!(4; A, B = 1, C = 2, D = 3);
+impl_group!(5; A, B = 1, C = 2, D = 3, E = 4);
+impl_group!(6; A, B = 1, C = 2, D = 3, E = 4, F = 5);
+impl_group!(7; A, B = 1, C = 2, D = 3, E = 4, F = 5, G = 6);
+impl_group!(8; A, B = 1, C = 2, D = 3, E = 4, F = 5, G = 6, H = 7);
+
+// ----- what the world's hooks call (through `__private`) -----
+
+/// What a world's hook asks of one group. (One entry point per group keeps
+/// a mistake in a `group (…);` line to one compiler error.)
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hook {
+    /// `entity` gained the components of the bundle: take it in if it now
+    /// has every group component (only if the group holds one of them).
+    Entered,
+    /// `entity` is about to lose the components of the bundle: let it out
+    /// (only if the group holds one of them).
+    Leaving,
+    /// `entity` is about to lose every component: let it out.
+    LeavingAll,
+    /// Rebuild the group if its storages no longer agree.
+    Refresh,
+}
+
+/// Runs `hook` for the group `G` of `world`; `B` is the bundle of
+/// components that changed (for `Entered` and `Leaving`, decided at
+/// compile time).
+#[inline]
+pub fn hook<W: World, G: Group<W>, B: Bundle<W>>(world: &mut W, hook: Hook, entity: Entity) {
+    match hook {
+        Hook::Entered => {
+            if const { overlaps(G::__INDICES, B::__INDICES) } {
+                G::__enter(world, entity);
+            }
+        }
+        Hook::Leaving => {
+            if const { overlaps(G::__INDICES, B::__INDICES) } {
+                G::__leave(world, entity);
+            }
+        }
+        Hook::LeavingAll => G::__leave(world, entity),
+        Hook::Refresh => {
+            if G::__len(world).is_none() {
+                G::__rebuild(world);
+            }
+        }
+    }
+}

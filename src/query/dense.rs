@@ -1,0 +1,251 @@
+//! Dense rows: what a query walks when its storages are exactly one owning
+//! group's (see [`crate::group`]). Each required storage contributes the
+//! slice of its first `len` values, and a tuple of them zips those slices,
+//! so the loop reads and writes consecutive slots with no lookups.
+//!
+//! These types appear in the hidden associated types of
+//! [`Fetch`](super::Fetch) and [`FetchMut`](super::FetchMut); they are not
+//! meant to be named.
+
+use core::iter::{Empty, FusedIterator, Zip};
+use core::slice;
+
+use crate::Entity;
+
+/// Splits a dense row set in two at `mid`, for parallel iteration.
+#[doc(hidden)]
+pub trait DenseSplit: Sized {
+    /// The rows `..mid` and `mid..`.
+    fn split_at(self, mid: usize) -> (Self, Self);
+}
+
+impl<T> DenseSplit for &[T] {
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        <[T]>::split_at(self, mid)
+    }
+}
+
+impl<T> DenseSplit for &mut [T] {
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        self.split_at_mut(mid)
+    }
+}
+
+/// The rows of a `With<C>` filter: one `()` per grouped entity.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Units<'w>(pub(crate) &'w [Entity]);
+
+impl<'w> IntoIterator for Units<'w> {
+    type Item = ();
+    type IntoIter = UnitsIter<'w>;
+
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        UnitsIter(self.0.iter())
+    }
+}
+
+/// Iterator over [`Units`]. (The adapters here are named types rather than
+/// `Map`s of function pointers, which the optimizer does not always see
+/// through once they are stored in a query iterator.)
+#[doc(hidden)]
+#[derive(Clone, Debug)]
+pub struct UnitsIter<'w>(slice::Iter<'w, Entity>);
+
+impl Iterator for UnitsIter<'_> {
+    type Item = ();
+
+    #[inline]
+    fn next(&mut self) -> Option<()> {
+        self.0.next().map(|_| ())
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl DenseSplit for Units<'_> {
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (a, b) = self.0.split_at(mid);
+        (Units(a), Units(b))
+    }
+}
+
+/// The rows of an element that is never part of a dense walk (`Without`):
+/// there are none.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct NoRows;
+
+impl IntoIterator for NoRows {
+    type Item = ();
+    type IntoIter = Empty<()>;
+
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        core::iter::empty()
+    }
+}
+
+impl DenseSplit for NoRows {
+    #[inline]
+    fn split_at(self, _mid: usize) -> (Self, Self) {
+        (NoRows, NoRows)
+    }
+}
+
+/// The rows of an `Option<&C>` element: `Some` of the inner rows. (A query
+/// with an optional element never walks densely, but the type must exist.)
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct MaybeRows<D>(pub(crate) D);
+
+impl<D: IntoIterator> IntoIterator for MaybeRows<D> {
+    type Item = Option<D::Item>;
+    type IntoIter = MaybeIter<D::IntoIter>;
+
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        MaybeIter(self.0.into_iter())
+    }
+}
+
+/// Iterator over [`MaybeRows`].
+#[doc(hidden)]
+#[derive(Clone, Debug)]
+pub struct MaybeIter<I>(I);
+
+impl<I: Iterator> Iterator for MaybeIter<I> {
+    type Item = Option<I::Item>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(Some)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl<D: DenseSplit> DenseSplit for MaybeRows<D> {
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (a, b) = self.0.split_at(mid);
+        (MaybeRows(a), MaybeRows(b))
+    }
+}
+
+/// The rows of a tuple of elements: their rows zipped, yielding tuples.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Rows<T>(pub(crate) T);
+
+/// `Zip<Zip<A, B>, C>` from `A, B, C`.
+macro_rules! zip_type {
+    ($a:ty) => { $a };
+    ($a:ty, $b:ty $(, $rest:ty)*) => { zip_type!(Zip<$a, $b> $(, $rest)*) };
+}
+
+/// The pattern `((a, b), c)` from `a, b, c`.
+macro_rules! zip_pat {
+    ($a:pat) => { $a };
+    ($a:pat, $b:pat $(, $rest:pat)*) => { zip_pat!(($a, $b) $(, $rest)*) };
+}
+
+/// `a.zip(b).zip(c)` from `a, b, c`.
+macro_rules! zip_val {
+    ($a:expr) => { $a };
+    ($a:expr, $b:expr $(, $rest:expr)*) => { zip_val!(Iterator::zip($a, $b) $(, $rest)*) };
+}
+
+/// Iterator over [`Rows`] of `N` elements: the zipped rows, flattened
+/// into a tuple.
+#[doc(hidden)]
+#[derive(Clone, Debug)]
+pub struct RowsIter<I, const N: usize>(I);
+
+macro_rules! impl_rows {
+    ($n:literal; $($d:ident),+) => {
+        #[allow(non_snake_case)]
+        impl<$($d: IntoIterator),+> IntoIterator for Rows<($($d,)+)> {
+            type Item = ($($d::Item,)+);
+            type IntoIter = RowsIter<zip_type!($($d::IntoIter),+), $n>;
+
+            #[inline]
+            fn into_iter(self) -> Self::IntoIter {
+                let ($($d,)+) = self.0;
+                RowsIter(zip_val!($($d.into_iter()),+))
+            }
+        }
+
+        #[allow(non_snake_case)]
+        impl<$($d: Iterator),+> Iterator for RowsIter<zip_type!($($d),+), $n> {
+            type Item = ($($d::Item,)+);
+
+            #[inline]
+            fn next(&mut self) -> Option<Self::Item> {
+                let zip_pat!($($d),+) = self.0.next()?;
+                Some(($($d,)+))
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.0.size_hint()
+            }
+        }
+
+        impl<$($d: Iterator),+> FusedIterator for RowsIter<zip_type!($($d),+), $n> {}
+
+        #[allow(non_snake_case)]
+        impl<$($d: DenseSplit),+> DenseSplit for Rows<($($d,)+)> {
+            #[inline]
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                let ($($d,)+) = self.0;
+                $(let $d = $d.split_at(mid);)+
+                (Rows(($($d.0,)+)), Rows(($($d.1,)+)))
+            }
+        }
+    };
+}
+
+impl_rows!(1; D0);
+impl_rows!(2; D0, D1);
+impl_rows!(3; D0, D1, D2);
+impl_rows!(4; D0, D1, D2, D3);
+impl_rows!(5; D0, D1, D2, D3, D4);
+impl_rows!(6; D0, D1, D2, D3, D4, D5);
+impl_rows!(7; D0, D1, D2, D3, D4, D5, D6);
+impl_rows!(8; D0, D1, D2, D3, D4, D5, D6, D7);
+impl_rows!(9; D0, D1, D2, D3, D4, D5, D6, D7, D8);
+impl_rows!(10; D0, D1, D2, D3, D4, D5, D6, D7, D8, D9);
+impl_rows!(11; D0, D1, D2, D3, D4, D5, D6, D7, D8, D9, D10);
+impl_rows!(12; D0, D1, D2, D3, D4, D5, D6, D7, D8, D9, D10, D11);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn rows_zip_and_split() {
+        let mut a = [1, 2, 3];
+        let b = [10, 20, 30];
+        let rows = Rows((&mut a[..], &b[..], MaybeRows(&b[..])));
+        let (left, right) = rows.split_at(1);
+        for (x, y, z) in right {
+            *x += y + z.unwrap();
+        }
+        let left: Vec<_> = left.into_iter().map(|(x, y, _)| (*x, *y)).collect();
+        assert_eq!(left, [(1, 10)]);
+        assert_eq!(a, [1, 42, 63]);
+        assert_eq!(NoRows.into_iter().count(), 0);
+    }
+}

@@ -1,0 +1,125 @@
+//! `Join::par_for_each` (feature `rayon`): a query walked on rayon's thread
+//! pool, by splitting dense ranges in two until the pieces are small.
+//!
+//! Two ways to split, in safe code:
+//!
+//! * a query that is exactly an owning group splits the slices of *every*
+//!   storage at the same slot (each piece owns its part of each `&mut`
+//!   slice), so any shape runs in parallel, two `&mut` included;
+//! * otherwise the query is driven by the one storage it writes (or, if it
+//!   writes none, by its smallest required storage), whose dense range is
+//!   split; the others are only read, and shared.
+//!
+//! A query that writes two storages that are not one group, or writes an
+//! optional one, cannot be split by slots without two threads reaching one
+//! value: it runs on the calling thread, as [`Join::for_each`] would.
+
+use super::{DenseSplit, FetchMut, Join};
+use crate::group::GroupProbe;
+use crate::Entity;
+
+/// A piece is split further while it holds more than this many entities
+/// per thread-and-a-bit: small enough to balance uneven work, large enough
+/// that splitting costs nothing next to the loop.
+fn piece_len(total: usize) -> usize {
+    (total / (rayon::current_num_threads() * 8)).max(64)
+}
+
+impl<'w, F: FetchMut<'w> + Send> Join<'w, F> {
+    /// Runs `f(entity, items)` for every matching entity on rayon's thread
+    /// pool (feature `rayon`).
+    ///
+    /// Every shape runs in parallel when the query is exactly an owning
+    /// group (see [`group`](crate::group)); otherwise when it writes at most
+    /// one storage, which then drives the walk. A query writing two
+    /// ungrouped storages, or an optional one, runs on the calling thread.
+    /// The order of calls is unspecified.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Pos(f32);
+    /// struct Vel(f32);
+    /// struct Spin(f32);
+    /// world! {
+    ///     struct Game<Pos, Vel, Spin>;
+    ///     group (Pos, Spin);
+    /// }
+    ///
+    /// let mut world = Game::new();
+    /// for i in 0..1000 {
+    ///     world.spawn_with((Pos(0.0), Vel(i as f32), Spin(0.0)));
+    /// }
+    /// // One storage written, the others read: split by `Pos`.
+    /// world.query_mut::<(&mut Pos, &Vel)>().par_for_each(|_, (pos, vel)| pos.0 += vel.0);
+    /// // Two written, but they are a group: split by slots of both.
+    /// world.query_mut::<(&mut Pos, &mut Spin)>().par_for_each(|_, (pos, spin)| {
+    ///     spin.0 = pos.0 / 2.0;
+    /// });
+    /// assert_eq!(world.pos.values().iter().map(|p| p.0).sum::<f32>(), 499_500.0);
+    /// assert_eq!(world.spin.values().iter().map(|s| s.0).sum::<f32>(), 249_750.0);
+    /// ```
+    pub fn par_for_each(self, f: impl Fn(Entity, F::Item<'_>) + Sync + Send)
+    where
+        F::__Dense: Send,
+    {
+        let mut probe = GroupProbe::default();
+        self.fetch.__probe(&mut probe);
+        if let Some(len) = probe.cover() {
+            if let Some(entities) = self.fetch.driver().and_then(|driver| driver.get(..len)) {
+                par_rows(entities, self.fetch.__into_dense(len), piece_len(len), &f);
+                return;
+            }
+        }
+        match self.fetch.__par_role().driver() {
+            Some(driver) => par_sparse(self.fetch, driver, piece_len(driver.len()), &f),
+            None => self.for_each(f),
+        }
+    }
+}
+
+/// Walks `rows` (an owning group's slices) beside `entities`, in parallel.
+fn par_rows<D, G>(entities: &[Entity], rows: D, piece: usize, f: &G)
+where
+    D: IntoIterator + DenseSplit + Send,
+    G: Fn(Entity, D::Item) + Sync,
+{
+    if entities.len() <= piece {
+        for (&entity, items) in entities.iter().zip(rows) {
+            f(entity, items);
+        }
+        return;
+    }
+    let mid = entities.len() / 2;
+    let (left, right) = entities.split_at(mid);
+    let (left_rows, right_rows) = rows.split_at(mid);
+    rayon::join(
+        || par_rows(left, left_rows, piece, f),
+        || par_rows(right, right_rows, piece, f),
+    );
+}
+
+/// Walks the entities of `driver`, in parallel, splitting `fetch`'s written
+/// storage (the driver's own) along with it.
+fn par_sparse<'w, F, G>(fetch: F, driver: &'w [Entity], piece: usize, f: &G)
+where
+    F: FetchMut<'w> + Send,
+    G: Fn(Entity, F::Item<'_>) + Sync,
+{
+    if driver.len() <= piece {
+        let mut fetch = fetch;
+        for (slot, &entity) in driver.iter().enumerate() {
+            if let Some(items) = fetch.fetch_at(entity, slot) {
+                f(entity, items);
+            }
+        }
+        return;
+    }
+    let mid = driver.len() / 2;
+    let (left, right) = driver.split_at(mid);
+    let (left_fetch, right_fetch) = fetch.__par_split(mid);
+    rayon::join(
+        || par_sparse(left_fetch, left, piece, f),
+        || par_sparse(right_fetch, right, piece, f),
+    );
+}
