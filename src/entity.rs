@@ -335,6 +335,7 @@ impl EntityAllocator {
 
     /// Makes a new entity, or returns an error when every index is in use or
     /// retired.
+    #[inline]
     pub(crate) fn try_alloc(&mut self) -> Result<Entity, SpawnError> {
         if let Some(index) = self.free.pop() {
             let slot = &mut self.slots[index as usize];
@@ -346,11 +347,12 @@ impl EntityAllocator {
         self.alloc_new_slot()
     }
 
-    #[cold]
+    /// Makes a new entity in a new slot (the usual way while a world grows).
+    #[inline]
     fn alloc_new_slot(&mut self) -> Result<Entity, SpawnError> {
         let index = self.slots.len();
         if index >= self.slot_limit as usize {
-            return Err(SpawnError::new(self.slot_limit, self.retired, ()));
+            return Err(self.out_of_indices());
         }
         let slot = Slot {
             generation: NonZeroU32::MIN,
@@ -359,6 +361,11 @@ impl EntityAllocator {
         self.slots.push(slot);
         self.alive += 1;
         Ok(Entity::new(index as u32, slot.generation))
+    }
+
+    #[cold]
+    fn out_of_indices(&self) -> SpawnError {
+        SpawnError::new(self.slot_limit, self.retired, ())
     }
 
     /// Retires `entity`: bumps its slot's generation so every handle to it

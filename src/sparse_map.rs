@@ -24,19 +24,24 @@ const EMPTY: u32 = u32::MAX;
 
 /// Paged sparse index: entity index → dense index, or [`EMPTY`].
 ///
-/// A page is allocated the first time an index in it is set, so a storage
-/// whose only entity has index 1,000,000 holds one page (plus the page table,
-/// one pointer per 4096 indices).
+/// A page is allocated the first time an index in it is set, and the page
+/// table only spans the pages in use (`pages[i]` is page `first + i`), so a
+/// storage whose only entity has index 1,000,000 holds one page and a
+/// one-entry table.
 #[derive(Clone, Default)]
 struct Pages {
     pages: Vec<Option<Box<[u32; PAGE_LEN]>>>,
+    /// The page number of `pages[0]`.
+    first: usize,
 }
 
 impl Pages {
+    /// The position of `index`'s page in `pages` (wrapping past the end
+    /// for pages before `first`), and its offset in the page.
     #[inline]
-    fn split(index: u32) -> (usize, usize) {
+    fn locate(&self, index: u32) -> (usize, usize) {
         (
-            (index >> PAGE_BITS) as usize,
+            ((index >> PAGE_BITS) as usize).wrapping_sub(self.first),
             index as usize & (PAGE_LEN - 1),
         )
     }
@@ -44,42 +49,63 @@ impl Pages {
     /// The dense index stored for `index`, or [`EMPTY`].
     #[inline]
     fn get(&self, index: u32) -> u32 {
-        let (page, offset) = Self::split(index);
+        let (page, offset) = self.locate(index);
         match self.pages.get(page) {
             Some(Some(page)) => page[offset],
             _ => EMPTY,
         }
     }
 
-    /// Stores `dense` for `index`, allocating its page on first touch.
+    /// The entry for `index`, if its page exists.
     #[inline]
-    fn set(&mut self, index: u32, dense: u32) {
-        let (page, offset) = Self::split(index);
+    fn entry_mut(&mut self, index: u32) -> Option<&mut u32> {
+        let (page, offset) = self.locate(index);
         match self.pages.get_mut(page) {
-            Some(Some(page)) => page[offset] = dense,
-            _ => self.page_mut_cold(page)[offset] = dense,
+            Some(Some(page)) => Some(&mut page[offset]),
+            _ => None,
         }
     }
 
-    #[cold]
-    fn page_mut_cold(&mut self, page: usize) -> &mut [u32; PAGE_LEN] {
-        if self.pages.len() <= page {
-            self.pages.resize_with(page + 1, || None);
+    /// Stores `dense` for `index`, allocating its page on first touch.
+    #[inline]
+    fn set(&mut self, index: u32, dense: u32) {
+        match self.entry_mut(index) {
+            Some(entry) => *entry = dense,
+            None => self.set_in_new_page(index, dense),
         }
-        self.pages[page].get_or_insert_with(|| {
+    }
+
+    /// Stores `dense` for `index`, whose page does not exist yet.
+    #[cold]
+    fn set_in_new_page(&mut self, index: u32, dense: u32) {
+        let page = (index >> PAGE_BITS) as usize;
+        if self.pages.is_empty() {
+            self.first = page;
+        } else if page < self.first {
+            // Grow the table at the front.
+            let extra = self.first - page;
+            self.pages
+                .splice(0..0, core::iter::repeat_with(|| None).take(extra));
+            self.first = page;
+        }
+        let slot = page - self.first;
+        if self.pages.len() <= slot {
+            self.pages.resize_with(slot + 1, || None);
+        }
+        let entries = self.pages[slot].get_or_insert_with(|| {
             vec![EMPTY; PAGE_LEN]
                 .into_boxed_slice()
                 .try_into()
                 .expect("a Vec of PAGE_LEN entries converts to a page")
-        })
+        });
+        entries[index as usize & (PAGE_LEN - 1)] = dense;
     }
 
-    /// Clears the entry for `index`, which must be set (its page exists).
+    /// Clears the entry for `index`, if its page exists.
     #[inline]
     fn clear(&mut self, index: u32) {
-        let (page, offset) = Self::split(index);
-        if let Some(Some(page)) = self.pages.get_mut(page) {
-            page[offset] = EMPTY;
+        if let Some(entry) = self.entry_mut(index) {
+            *entry = EMPTY;
         }
     }
 
@@ -104,7 +130,10 @@ struct SparseSet<T> {
 impl<T> SparseSet<T> {
     const fn new() -> Self {
         SparseSet {
-            sparse: Pages { pages: Vec::new() },
+            sparse: Pages {
+                pages: Vec::new(),
+                first: 0,
+            },
             dense: Vec::new(),
             data: Vec::new(),
         }
@@ -147,39 +176,92 @@ impl<T> SparseSet<T> {
     ///
     /// The caller guarantees no *other* generation of `entity`'s index is
     /// stored (the world removes every component before an index is reused).
+    #[inline]
     fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
-        if let Some(slot) = self.index_of(entity) {
-            return Some(core::mem::replace(&mut self.data[slot], value));
+        match self.insert_new(entity, value) {
+            Ok(()) => None,
+            Err((slot, value)) => Some(core::mem::replace(&mut self.data[slot], value)),
         }
-        debug_assert_eq!(
-            self.sparse.get(entity.index()),
-            EMPTY,
-            "index {} is stored under another generation",
-            entity.index()
-        );
-        let slot = self.dense.len();
+    }
+
+    /// Stores `value` for `entity` if it has none; otherwise hands it back
+    /// with the slot of the value already stored. One sparse lookup.
+    #[inline]
+    fn insert_new(&mut self, entity: Entity, value: T) -> Result<(), (usize, T)> {
+        let len = self.dense.len();
+        match self.sparse.entry_mut(entity.index()) {
+            Some(entry) => {
+                let slot = *entry as usize;
+                if self.dense.get(slot) == Some(&entity) {
+                    return Err((slot, value));
+                }
+                debug_assert_eq!(
+                    *entry,
+                    EMPTY,
+                    "index {} is stored under another generation",
+                    entity.index()
+                );
+                Self::push(&mut self.dense, &mut self.data, entity, value);
+                *entry = len as u32;
+            }
+            None => {
+                Self::push(&mut self.dense, &mut self.data, entity, value);
+                self.sparse.set_in_new_page(entity.index(), len as u32);
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends a slot.
+    #[inline]
+    fn push(dense: &mut Vec<Entity>, data: &mut Vec<T>, entity: Entity, value: T) {
+        if dense.len() == dense.capacity() {
+            Self::grow(dense, data);
+        }
+        dense.push(entity);
+        data.push(value);
+    }
+
+    /// Makes room for one more slot. A storage's first slot is allocated
+    /// alone, so a storage with one value holds one dense entry.
+    #[cold]
+    fn grow(dense: &mut Vec<Entity>, data: &mut Vec<T>) {
         assert!(
-            slot < EMPTY as usize,
+            dense.len() < EMPTY as usize,
             "a storage holds at most u32::MAX - 1 values"
         );
-        self.sparse.set(entity.index(), slot as u32);
-        self.dense.push(entity);
-        self.data.push(value);
-        None
+        if dense.capacity() == 0 {
+            dense.reserve_exact(1);
+            data.reserve_exact(1);
+        } else {
+            dense.reserve(1);
+            data.reserve(1);
+        }
     }
 
     /// Removes `entity`'s value by swap-remove: the last slot moves into the
     /// hole. The storage is consistent before the value is returned, so a
     /// panicking `Drop` of the value cannot leave it half-updated.
+    #[inline]
     fn remove(&mut self, entity: Entity) -> Option<T> {
         let slot = self.index_of(entity)?;
-        self.sparse.clear(entity.index());
-        self.dense.swap_remove(slot);
-        let value = self.data.swap_remove(slot);
-        if let Some(&moved) = self.dense.get(slot) {
-            self.sparse.set(moved.index(), slot as u32);
+        Some(self.remove_at(slot))
+    }
+
+    /// Removes the value in dense slot `slot`, which exists, by swap-remove.
+    #[inline]
+    fn remove_at(&mut self, slot: usize) -> T {
+        let last = self.dense.len() - 1;
+        let removed = self.dense[slot];
+        if slot != last {
+            let moved = self.dense[last];
+            if let Some(entry) = self.sparse.entry_mut(moved.index()) {
+                *entry = slot as u32;
+            }
         }
-        Some(value)
+        self.sparse.clear(removed.index());
+        self.dense.swap_remove(slot);
+        self.data.swap_remove(slot)
     }
 
     /// Swaps the entities (and values) in dense slots `a` and `b`, keeping
@@ -475,10 +557,11 @@ impl<T> SparseMap<T> {
     /// assert_eq!(world.pos.remove(e), None);
     /// assert!(world.is_alive(e)); // the entity lives on without a Pos
     /// ```
+    #[inline]
     pub fn remove(&mut self, entity: Entity) -> Option<T> {
         let slot = self.set.index_of(entity)?;
         self.group.leave_prefix_unannounced(slot);
-        self.set.remove(entity)
+        Some(self.set.remove_at(slot))
     }
 
     /// The entity in each dense slot, parallel to [`values`](Self::values).
@@ -651,6 +734,25 @@ impl<T> SparseMap<T> {
     #[inline]
     pub(crate) fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
         self.set.insert(entity, value)
+    }
+
+    /// Adds the value of an entity that was just spawned, so has no value
+    /// here (nor does any other generation of its index).
+    #[inline]
+    pub(crate) fn push_fresh(&mut self, entity: Entity, value: T) {
+        debug_assert_eq!(self.set.sparse.get(entity.index()), EMPTY);
+        let slot = self.set.dense.len() as u32;
+        SparseSet::push(&mut self.set.dense, &mut self.set.data, entity, value);
+        self.set.sparse.set(entity.index(), slot);
+    }
+
+    /// Adds `entity`'s value if it has none, or hands `value` back. The
+    /// world checks `entity` is alive.
+    #[inline]
+    pub(crate) fn insert_new(&mut self, entity: Entity, value: T) -> Result<(), T> {
+        self.set
+            .insert_new(entity, value)
+            .map_err(|(_, value)| value)
     }
 
     /// Queues `value` to be added to `entity` at the next sync point, or says
@@ -1214,12 +1316,23 @@ mod tests {
         map.insert(far, 7u8);
         assert_eq!(map.sparse_pages(), 1);
         assert_eq!(map.get(far), Some(&7));
-        // The page table has one pointer per page up to the one used.
-        assert_eq!(map.set.sparse.pages.len(), 1_000_000 / PAGE_LEN + 1);
+        // The page table spans only the pages in use.
+        assert_eq!(map.set.sparse.pages.len(), 1);
+        // A storage of one value holds one dense entry.
+        assert_eq!((map.set.dense.capacity(), map.set.data.capacity()), (1, 1));
         let near = Entity::from_bits(1 << 32).unwrap();
         assert_eq!(map.get(near), None);
         map.insert(near, 1);
         assert_eq!(map.sparse_pages(), 2);
+        // Growing at the front keeps every entry where it was.
+        assert_eq!(map.set.sparse.pages.len(), 1_000_000 / PAGE_LEN + 1);
+        assert_eq!(map.get(far), Some(&7));
+        assert_eq!(map.get(near), Some(&1));
+        let middle = Entity::from_bits(500_000 | (1 << 32)).unwrap();
+        map.insert(middle, 2);
+        assert_eq!(map.sparse_pages(), 3);
+        assert_eq!(map.remove(far), Some(7));
+        assert_eq!(map.get(middle), Some(&2));
         map.assert_invariants();
     }
 

@@ -207,7 +207,8 @@ pub const fn all_distinct(indices: &[usize]) -> bool {
 /// world.spawn_with((Pos(0.0, 1.0), Pos(2.0, 3.0))); // error: the same component twice
 /// ```
 pub trait Bundle<W: World> {
-    /// Adds every component to `entity`, which is alive and has none of them.
+    /// Adds every component to `entity`, which was just spawned (so has no
+    /// component at all).
     #[doc(hidden)]
     fn __insert_into(self, world: &mut W, entity: Entity);
 
@@ -243,7 +244,7 @@ macro_rules! impl_bundle {
             fn __insert_into(self, world: &mut W, entity: Entity) {
                 const { assert!(all_distinct(&[$(<W as Contains<$c>>::INDEX),*]), "{}", DUPLICATE_IN_BUNDLE) };
                 let ($($c,)*) = self;
-                $(world.sparse_map_mut().insert(entity, $c);)*
+                $(world.sparse_map_mut().push_fresh(entity, $c);)*
                 world.__groups_entered::<Self>(entity);
             }
 
@@ -631,18 +632,18 @@ pub trait World: Sized {
         Self: Contains<C>,
     {
         let component = alive_or_give_back(self, entity, component)?;
-        let storage = self.sparse_map_mut();
-        if storage.contains(entity) {
-            return Err(AddError::new(
+        match self.sparse_map_mut().insert_new(entity, component) {
+            Ok(()) => {
+                self.__groups_entered::<(C,)>(entity);
+                Ok(())
+            }
+            Err(component) => Err(AddError::new(
                 AddErrorKind::AlreadyPresent,
                 entity,
                 Self::NAME,
                 component,
-            ));
+            )),
         }
-        storage.insert(entity, component);
-        self.__groups_entered::<(C,)>(entity);
-        Ok(())
     }
 
     /// Adds `component` to `entity`, replacing and returning the one it
