@@ -3,7 +3,8 @@
 //! Every cube has a `Transform`, a `RigidBody` and a `Gravity`. Each frame:
 //!
 //! 1. `gravity` accelerates every rigid body (a `for` loop over `query_mut`);
-//! 2. `integrate` moves and spins every cube (`for_each` over `query_mut`);
+//! 2. `integrate` moves and spins every cube (`for_each` over `query_mut`,
+//!    a dense walk: `Transform` and `RigidBody` are an owning group);
 //! 3. `recycle` despawns the cubes that fell below the floor and spawns new
 //!    ones at the top, through a `Commands` buffer filled while the world is
 //!    borrowed by a query, then applied;
@@ -46,9 +47,12 @@ pub struct RigidBody {
 pub struct Gravity(pub f32);
 
 world! {
-    /// A box of falling cubes.
+    /// A box of falling cubes. `integrate` joins transforms and bodies
+    /// every frame, so they are an owning group: that join walks two
+    /// packed slices.
     #[derive(Debug, Clone)]
     pub struct CubeWorld<Transform, RigidBody, Gravity>;
+    group (Transform, RigidBody);
 }
 
 /// A small deterministic generator, so every run falls the same way.

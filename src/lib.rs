@@ -57,6 +57,9 @@
 //! * [`World::query`] reads; [`World::query_mut`] and [`join`] may write, and
 //!   run through a [`Join`] (see the [`query`] module for what each shape
 //!   supports in safe code).
+//! * Owning [`group`]s, declared in [`world!`], keep the entities that share
+//!   some components packed together, so queries over exactly those
+//!   components walk slices.
 //! * Deferred changes (`add_deferred`, `remove_deferred`, `despawn_deferred`)
 //!   are applied at the sync point, [`World::finalize_updates`]; a
 //!   [`Commands`] buffer collects changes while a query holds the world and
@@ -88,9 +91,10 @@
      `W: Contains<C>` follows from it by one blanket impl. (The impls sit on
      the component side so that rustc never guesses `C` from a world's only
      impl: see the `Component` docs.)
-   * `World`: the allocator, plus five hidden hooks that touch every field
+   * `World`: the allocator, plus hidden hooks that touch every field
      (detach one entity's components, apply queued removals/additions, take
-     everything for `clear`, check invariants).
+     everything for `clear`, check invariants) and one that runs an owning
+     group's upkeep (src/group.rs) for each `group (…);` line.
 
    Every user-facing method is a provided method of `World` (src/world.rs),
    generic over `C` with the bound `Self: Contains<C>`: ordinary Rust that is

@@ -24,8 +24,15 @@
 //!   or when the whole query only reads. The loop is then driven by `C`'s storage, whose values are
 //!   handed out in order. Any other shape needs two `&mut` into storages at
 //!   once, which safe code cannot hand out from an iterator: use `for_each`.
-//! * `par_for_each` (feature `rayon`) works for the same shapes as `for`,
-//!   splitting the first storage's dense range across threads.
+//! * `par_for_each` (feature `rayon`) runs on rayon's thread pool when the
+//!   query writes at most one storage (its dense range is split across
+//!   threads), and for every shape over exactly an owning group.
+//!
+//! # Owning groups
+//!
+//! When the required storages of a query are exactly one owning group's
+//! (see [`crate::group`]), every form above walks the group's packed slots
+//! side by side instead of looking entities up.
 //!
 //! # Compile-time checks
 //!
