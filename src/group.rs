@@ -167,6 +167,9 @@ pub struct GroupProbe {
     members: u32,
     /// Still possible: every element seen is a member of one group.
     dense: bool,
+    /// The number of required storages seen, and of other elements.
+    required: u32,
+    others: u32,
 }
 
 impl Default for GroupProbe {
@@ -178,6 +181,8 @@ impl Default for GroupProbe {
             size: 0,
             members: 0,
             dense: true,
+            required: 0,
+            others: 0,
         }
     }
 }
@@ -186,6 +191,7 @@ impl GroupProbe {
     /// A required storage of `storage_len` values, with its group mark.
     #[inline]
     pub(crate) fn required(&mut self, mark: GroupMark, storage_len: usize) {
+        self.required += 1;
         self.shortest = self.shortest.min(storage_len);
         if mark.stamp == 0 {
             self.dense = false;
@@ -209,14 +215,20 @@ impl GroupProbe {
     /// An element that is not a required storage (`Option`, `Without`).
     #[inline]
     pub(crate) fn other(&mut self) {
+        self.others += 1;
         self.dense = false;
     }
 
-    /// The group's length if the elements seen are exactly the storages of
-    /// one trusted group (each at least once, nothing else). Every storage
-    /// seen holds at least that many values.
+    /// How many leading slots a dense walk covers: the group's length if
+    /// the elements seen are exactly the storages of one trusted group
+    /// (each at least once, nothing else), or the whole storage if they are
+    /// one required storage alone (a group of one, in effect). Every
+    /// storage seen holds at least that many values.
     #[inline]
     pub(crate) fn cover(&self) -> Option<usize> {
+        if self.required == 1 && self.others == 0 {
+            return Some(self.shortest);
+        }
         let all = (1u32 << self.size) - 1;
         let len = self.len as usize;
         (self.dense && self.stamp != 0 && self.members == all && len <= self.shortest)

@@ -279,9 +279,11 @@ macro_rules! __world_declare {
                 fn __entities_mut(&mut self) -> &mut $crate::EntityAllocator {
                     &mut self.entities
                 }
+                #[inline]
                 fn __remove_all(&mut self, entity: $crate::Entity) -> Self::__Removed {
                     ($(self.$field.remove(entity),)+)
                 }
+                #[inline]
                 fn __purge(&mut self, entity: $crate::Entity) -> Self::__Purged {
                     ($($crate::__private::purge(&mut self.$field, entity),)+)
                 }

@@ -474,28 +474,34 @@ impl<'w, W: Contains<C>, C: 'w> Query<'w, W> for Without<C> {
 /// or by iterating a read-only [`Join`].
 ///
 /// Order follows the driving (smallest required) storage's dense order and
-/// is not otherwise promised.
+/// is not otherwise promised. A query over one storage, or over exactly an
+/// owning group, walks packed slots and knows its length; a join knows only
+/// that the driver's length bounds it.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
 /// use typed_ecs::QueryIter;
 ///
 /// struct Pos(i32);
-/// world! { struct Game<Pos>; }
+/// struct Vel(i32);
+/// world! { struct Game<Pos, Vel>; }
 ///
 /// let mut world = Game::new();
-/// world.spawn_with((Pos(1),));
+/// world.spawn_with((Pos(1), Vel(0)));
+/// world.spawn_with((Pos(2),));
 /// let mut iter: QueryIter<'_, _> = world.query::<&Pos>();
-/// assert_eq!(iter.size_hint(), (0, Some(1)));
+/// assert_eq!(iter.size_hint(), (2, Some(2)));
 /// assert_eq!(iter.next().map(|(_, pos)| pos.0), Some(1));
+/// assert_eq!(world.query::<(&Pos, &Vel)>().size_hint(), (0, Some(1)));
 /// ```
 pub struct QueryIter<'w, F: Fetch<'w>> {
     fetch: F,
     /// The driver's entities, with their dense slots.
     entities: core::iter::Enumerate<slice::Iter<'w, Entity>>,
-    /// `true` when the query is exactly an owning group: it walks `rows`.
+    /// `true` when the query is one storage or exactly an owning group:
+    /// it walks `rows`.
     dense: bool,
-    /// The group's entities zipped with its rows (empty unless `dense`).
+    /// The packed entities zipped with the rows (empty unless `dense`).
     rows: DenseIter<'w, F::__Dense>,
 }
 

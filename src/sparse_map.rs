@@ -244,24 +244,28 @@ impl<T> SparseSet<T> {
     /// panicking `Drop` of the value cannot leave it half-updated.
     #[inline]
     fn remove(&mut self, entity: Entity) -> Option<T> {
-        let slot = self.index_of(entity)?;
-        Some(self.remove_at(slot))
+        self.remove_with_slot(entity).map(|(_, value)| value)
     }
 
-    /// Removes the value in dense slot `slot`, which exists, by swap-remove.
+    /// Like [`remove`](Self::remove), also saying which dense slot the
+    /// value was in. Two sparse lookups: the entity's and the moved one's.
     #[inline]
-    fn remove_at(&mut self, slot: usize) -> T {
+    fn remove_with_slot(&mut self, entity: Entity) -> Option<(usize, T)> {
+        let entry = self.sparse.entry_mut(entity.index())?;
+        let slot = *entry as usize;
+        if self.dense.get(slot) != Some(&entity) {
+            return None;
+        }
+        *entry = EMPTY;
         let last = self.dense.len() - 1;
-        let removed = self.dense[slot];
         if slot != last {
             let moved = self.dense[last];
             if let Some(entry) = self.sparse.entry_mut(moved.index()) {
                 *entry = slot as u32;
             }
         }
-        self.sparse.clear(removed.index());
         self.dense.swap_remove(slot);
-        self.data.swap_remove(slot)
+        Some((slot, self.data.swap_remove(slot)))
     }
 
     /// Swaps the entities (and values) in dense slots `a` and `b`, keeping
@@ -559,9 +563,9 @@ impl<T> SparseMap<T> {
     /// ```
     #[inline]
     pub fn remove(&mut self, entity: Entity) -> Option<T> {
-        let slot = self.set.index_of(entity)?;
+        let (slot, value) = self.set.remove_with_slot(entity)?;
         self.group.leave_prefix_unannounced(slot);
-        Some(self.set.remove_at(slot))
+        Some(value)
     }
 
     /// The entity in each dense slot, parallel to [`values`](Self::values).
@@ -796,9 +800,18 @@ impl<T> SparseMap<T> {
 
     /// Detaches everything stored or queued for `entity` (its value and any
     /// queued add), for the caller to drop once every storage is consistent.
+    #[inline]
     pub(crate) fn purge(&mut self, entity: Entity) -> (Option<T>, Option<T>) {
-        self.pending_removes.remove(entity);
-        (self.remove(entity), self.pending_adds.remove(entity))
+        // The queues are usually empty: skip their lookups then.
+        if !self.pending_removes.dense.is_empty() {
+            self.pending_removes.remove(entity);
+        }
+        let queued = if self.pending_adds.dense.is_empty() {
+            None
+        } else {
+            self.pending_adds.remove(entity)
+        };
+        (self.remove(entity), queued)
     }
 
     /// Empties the storage and its queues, returning the values for the caller

@@ -436,6 +436,7 @@ pub trait World: Sized {
     /// let e = world.try_spawn().expect("room for one more");
     /// assert!(world.is_alive(e));
     /// ```
+    #[inline]
     fn try_spawn(&mut self) -> Result<Entity, SpawnError> {
         self.__entities_mut().try_alloc()
     }
@@ -457,6 +458,7 @@ pub trait World: Sized {
     /// assert!(world.has::<Pos>(e) && world.has::<Vel>(e));
     /// ```
     #[track_caller]
+    #[inline]
     fn spawn_with<B: Bundle<Self>>(&mut self, bundle: B) -> Entity {
         match self.try_spawn_with(bundle) {
             Ok(entity) => entity,
@@ -475,6 +477,7 @@ pub trait World: Sized {
     /// let e = world.try_spawn_with((Pos(0),)).unwrap();
     /// assert!(world.has::<Pos>(e));
     /// ```
+    #[inline]
     fn try_spawn_with<B: Bundle<Self>>(&mut self, bundle: B) -> Result<Entity, SpawnError<B>> {
         match self.try_spawn() {
             Ok(entity) => {
@@ -503,6 +506,7 @@ pub trait World: Sized {
     /// assert!(!world.despawn(e));
     /// assert_eq!(world.size::<Pos>(), 0);
     /// ```
+    #[inline]
     fn despawn(&mut self, entity: Entity) -> bool {
         if !self.is_alive(entity) {
             return false;
