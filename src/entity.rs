@@ -117,13 +117,6 @@ impl Entity {
         }
     }
 
-    /// A handle no world hands out (index `u32::MAX`, past every real and
-    /// reserved index's range), for hooks that take an entity but use none.
-    pub(crate) const PLACEHOLDER: Entity = Entity {
-        index: u32::MAX,
-        generation: NonZeroU32::MAX,
-    };
-
     #[inline]
     pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Entity {
         Entity { index, generation }
@@ -267,6 +260,12 @@ impl EntityAllocator {
         let mut allocator = Self::new();
         allocator.slots.reserve(capacity);
         allocator
+    }
+
+    /// Makes room for `additional` more entities beyond the free slots.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.slots
+            .reserve(additional.saturating_sub(self.free.len()));
     }
 
     /// Number of alive entities.

@@ -285,9 +285,28 @@ pub trait Group<W: World> {
     #[doc(hidden)]
     fn __leave(world: &mut W, entity: Entity);
 
+    /// After `count` entities with every group component were appended to
+    /// each group storage: if the group held every entity of its storages
+    /// before, it now holds the appended ones too. Returns `false`, changing
+    /// nothing, otherwise.
+    #[doc(hidden)]
+    fn __append(world: &mut W, count: usize) -> bool;
+
     /// Checks the group's invariant, if its storages agree. For tests.
     #[doc(hidden)]
     fn __assert_invariants(world: &W);
+}
+
+/// `true` if every element of `b` is in `a`. Evaluated at compile time.
+pub(crate) const fn covers(a: &[usize], b: &[usize]) -> bool {
+    let mut i = 0;
+    while i < b.len() {
+        if !crate::world::contains_index(a, b[i]) {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// `true` if `a` and `b` share an element. Evaluated at compile time.
@@ -358,6 +377,14 @@ macro_rules! impl_group {
                     Self::__rebuild(world);
                     return;
                 };
+                // Usually the entity was just pushed right after the group
+                // in every storage: then the group only grows.
+                let at_end = <W as Contains<$first>>::sparse_map(world).entities().get(len) == Some(&entity)
+                    $(&& <W as Contains<$rest>>::sparse_map(world).entities().get(len) == Some(&entity))+;
+                if at_end {
+                    <Self as SetLen<W>>::set_len(world, len as u32 + 1);
+                    return;
+                }
                 let Some($first) = <W as Contains<$first>>::sparse_map(world).index_of(entity) else {
                     return;
                 };
@@ -394,6 +421,20 @@ macro_rules! impl_group {
                     <W as Contains<$rest>>::sparse_map_mut(world).swap_slots(slot, last);
                 )+
                 <Self as SetLen<W>>::set_len(world, last as u32);
+            }
+
+            #[inline]
+            fn __append(world: &mut W, count: usize) -> bool {
+                let Some(len) = Self::__len(world) else {
+                    return false;
+                };
+                let after = len + count;
+                let whole = <W as Contains<$first>>::sparse_map(world).len() == after
+                    $(&& <W as Contains<$rest>>::sparse_map(world).len() == after)+;
+                if whole {
+                    <Self as SetLen<W>>::set_len(world, after as u32);
+                }
+                whole
             }
 
             fn __assert_invariants(world: &W) {
@@ -460,13 +501,14 @@ impl_group!(8; A, B = 1, C = 2, D = 3, E = 4, F = 5, G = 6, H = 7);
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hook {
-    /// `entity` gained the components of the bundle: take it in if it now
-    /// has every group component (only if the group holds one of them).
+    /// The entities gained the components of the bundle: take in those
+    /// that now have every group component (only if the group holds one of
+    /// the bundle's components).
     Entered,
-    /// `entity` is about to lose the components of the bundle: let it out
-    /// (only if the group holds one of them).
+    /// The entities are about to lose the components of the bundle: let
+    /// them out (only if the group holds one of them).
     Leaving,
-    /// `entity` is about to lose every component: let it out.
+    /// The entities are about to lose every component: let them out.
     LeavingAll,
     /// Rebuild the group if its storages no longer agree.
     Refresh,
@@ -476,19 +518,34 @@ pub enum Hook {
 /// components that changed (for `Entered` and `Leaving`, decided at
 /// compile time).
 #[inline]
-pub fn hook<W: World, G: Group<W>, B: Bundle<W>>(world: &mut W, hook: Hook, entity: Entity) {
+pub fn hook<W: World, G: Group<W>, B: Bundle<W>>(world: &mut W, hook: Hook, entities: &[Entity]) {
     match hook {
         Hook::Entered => {
             if const { overlaps(G::__INDICES, B::__INDICES) } {
-                G::__enter(world, entity);
+                // A batch that gave every group component to entities
+                // appended after a fully grouped storage extends the group.
+                let appended = entities.len() > 1
+                    && const { covers(B::__INDICES, G::__INDICES) }
+                    && G::__append(world, entities.len());
+                if !appended {
+                    for &entity in entities {
+                        G::__enter(world, entity);
+                    }
+                }
             }
         }
         Hook::Leaving => {
             if const { overlaps(G::__INDICES, B::__INDICES) } {
+                for &entity in entities {
+                    G::__leave(world, entity);
+                }
+            }
+        }
+        Hook::LeavingAll => {
+            for &entity in entities {
                 G::__leave(world, entity);
             }
         }
-        Hook::LeavingAll => G::__leave(world, entity),
         Hook::Refresh => {
             if G::__len(world).is_none() {
                 G::__rebuild(world);

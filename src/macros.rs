@@ -328,10 +328,10 @@ macro_rules! __world_declare {
                 fn __groups_hook<__B: $crate::Bundle<Self>>(
                     &mut self,
                     hook: $crate::__private::GroupHook,
-                    entity: $crate::Entity,
+                    entities: &[$crate::Entity],
                 ) {
-                    $($crate::__private::group_hook::<Self, ($($group,)+), __B>(self, hook, entity);)*
-                    let _ = (hook, entity);
+                    $($crate::__private::group_hook::<Self, ($($group,)+), __B>(self, hook, entities);)*
+                    let _ = (hook, entities);
                 }
                 fn __groups_check(&self) {
                     $(<($($group,)+) as $crate::Group<Self>>::__assert_invariants(self);)*

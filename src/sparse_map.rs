@@ -75,9 +75,36 @@ impl Pages {
         }
     }
 
+    /// Stores `first_slot + i` for the index of `entities[i]`, page by page
+    /// (a batch of spawned entities mostly has consecutive indices).
+    fn set_run(&mut self, entities: &[Entity], first_slot: u32) {
+        let mut rest = entities;
+        let mut slot = first_slot;
+        while let Some(&head) = rest.first() {
+            let page_number = head.index() >> PAGE_BITS;
+            let page = self.page_mut(head.index());
+            let mut done = 0;
+            for entity in rest {
+                if entity.index() >> PAGE_BITS != page_number {
+                    break;
+                }
+                page[entity.index() as usize & (PAGE_LEN - 1)] = slot;
+                slot += 1;
+                done += 1;
+            }
+            rest = &rest[done..];
+        }
+    }
+
     /// Stores `dense` for `index`, whose page does not exist yet.
     #[cold]
     fn set_in_new_page(&mut self, index: u32, dense: u32) {
+        self.page_mut(index)[index as usize & (PAGE_LEN - 1)] = dense;
+    }
+
+    /// The page holding `index`'s entry, made (and the table grown) if
+    /// missing.
+    fn page_mut(&mut self, index: u32) -> &mut [u32; PAGE_LEN] {
         let page = (index >> PAGE_BITS) as usize;
         if self.pages.is_empty() {
             self.first = page;
@@ -92,13 +119,12 @@ impl Pages {
         if self.pages.len() <= slot {
             self.pages.resize_with(slot + 1, || None);
         }
-        let entries = self.pages[slot].get_or_insert_with(|| {
+        self.pages[slot].get_or_insert_with(|| {
             vec![EMPTY; PAGE_LEN]
                 .into_boxed_slice()
                 .try_into()
                 .expect("a Vec of PAGE_LEN entries converts to a page")
-        });
-        entries[index as usize & (PAGE_LEN - 1)] = dense;
+        })
     }
 
     /// Clears the entry for `index`, if its page exists.
@@ -748,6 +774,28 @@ impl<T> SparseMap<T> {
         let slot = self.set.dense.len() as u32;
         SparseSet::push(&mut self.set.dense, &mut self.set.data, entity, value);
         self.set.sparse.set(entity.index(), slot);
+    }
+
+    /// The first half of a batch spawn's insert: the value of the next
+    /// entity to [`attach`](Self::attach), pushed alone. Until the attach,
+    /// `values()` is longer than `entities()`.
+    #[inline]
+    pub(crate) fn push_value(&mut self, value: T) {
+        self.set.data.push(value);
+    }
+
+    /// The second half of a batch spawn's insert: gives the values pushed by
+    /// [`push_value`](Self::push_value) their entities, just spawned, in
+    /// order, and indexes them.
+    pub(crate) fn attach(&mut self, entities: &[Entity]) {
+        let base = self.set.dense.len();
+        assert!(
+            base + entities.len() < EMPTY as usize,
+            "a storage holds at most u32::MAX - 1 values"
+        );
+        debug_assert_eq!(self.set.data.len(), base + entities.len());
+        self.set.dense.extend_from_slice(entities);
+        self.set.sparse.set_run(entities, base as u32);
     }
 
     /// Adds `entity`'s value if it has none, or hands `value` back. The

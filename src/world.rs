@@ -2,7 +2,10 @@
 //! (the per-component link the macro generates), [`Contains`] (the same link
 //! seen from the world) and [`Bundle`] (spawning with several components).
 
+use alloc::vec::Vec;
 use core::any::type_name;
+use core::iter::{Chain, Once};
+use core::marker::PhantomData;
 
 use crate::commands::{ApplyReport, CommandKind, Commands, Queue, RejectReason, Resolver};
 use crate::entity::{self, EntityAllocator};
@@ -223,6 +226,19 @@ pub trait Bundle<W: World> {
     /// Queues an add of every component to `entity` in a command buffer.
     #[doc(hidden)]
     fn __queue_into(self, queues: &mut W::__Queues, entity: Entity);
+
+    /// Makes room for `additional` more values in each component's storage.
+    #[doc(hidden)]
+    fn __reserve(world: &mut W, additional: usize);
+
+    /// Pushes every component's value, for the entity a batch spawn will
+    /// [`__attach`](Bundle::__attach).
+    #[doc(hidden)]
+    fn __push_values(self, world: &mut W);
+
+    /// Gives the values pushed by `__push_values` their entities.
+    #[doc(hidden)]
+    fn __attach(world: &mut W, entities: &[Entity]);
 }
 
 macro_rules! one {
@@ -253,6 +269,24 @@ macro_rules! impl_bundle {
                 const { assert!(all_distinct(&[$(<W as Contains<$c>>::INDEX),*]), "{}", DUPLICATE_IN_BUNDLE) };
                 let ($($c,)*) = self;
                 $(<W as Contains<$c>>::__queue(queues).push_add(entity, $c);)*
+            }
+
+            #[allow(unused_variables)]
+            fn __reserve(world: &mut W, additional: usize) {
+                $(<W as Contains<$c>>::sparse_map_mut(world).reserve(additional);)*
+            }
+
+            #[allow(non_snake_case, unused_variables)]
+            #[inline]
+            fn __push_values(self, world: &mut W) {
+                const { assert!(all_distinct(&[$(<W as Contains<$c>>::INDEX),*]), "{}", DUPLICATE_IN_BUNDLE) };
+                let ($($c,)*) = self;
+                $(<W as Contains<$c>>::sparse_map_mut(world).push_value($c);)*
+            }
+
+            #[allow(unused_variables)]
+            fn __attach(world: &mut W, entities: &[Entity]) {
+                $(<W as Contains<$c>>::sparse_map_mut(world).attach(entities);)*
             }
         }
     };
@@ -368,7 +402,7 @@ pub trait World: Sized {
     /// Runs `hook` for every owning group (see [`Hook`]); `B` is the bundle
     /// of components that changed, if any.
     #[doc(hidden)]
-    fn __groups_hook<B: Bundle<Self>>(&mut self, hook: Hook, entity: Entity);
+    fn __groups_hook<B: Bundle<Self>>(&mut self, hook: Hook, entities: &[Entity]);
     /// Checks every group's invariant. For tests.
     #[doc(hidden)]
     fn __groups_check(&self);
@@ -378,26 +412,26 @@ pub trait World: Sized {
     #[doc(hidden)]
     #[inline]
     fn __groups_entered<B: Bundle<Self>>(&mut self, entity: Entity) {
-        self.__groups_hook::<B>(Hook::Entered, entity);
+        self.__groups_hook::<B>(Hook::Entered, core::slice::from_ref(&entity));
     }
     /// Before `entity` loses the components of `B`: each group holding one
     /// of them lets it out.
     #[doc(hidden)]
     #[inline]
     fn __groups_leaving<B: Bundle<Self>>(&mut self, entity: Entity) {
-        self.__groups_hook::<B>(Hook::Leaving, entity);
+        self.__groups_hook::<B>(Hook::Leaving, core::slice::from_ref(&entity));
     }
     /// Before `entity` loses every component.
     #[doc(hidden)]
     #[inline]
     fn __groups_leaving_all(&mut self, entity: Entity) {
-        self.__groups_hook::<()>(Hook::LeavingAll, entity);
+        self.__groups_hook::<()>(Hook::LeavingAll, core::slice::from_ref(&entity));
     }
     /// Rebuilds every group whose storages no longer agree.
     #[doc(hidden)]
     #[inline]
     fn __groups_refresh(&mut self) {
-        self.__groups_hook::<()>(Hook::Refresh, Entity::PLACEHOLDER);
+        self.__groups_hook::<()>(Hook::Refresh, &[]);
     }
 
     // ----- entities -----
@@ -485,6 +519,100 @@ pub trait World: Sized {
                 Ok(entity)
             }
             Err(error) => Err(error.with_bundle(bundle)),
+        }
+    }
+
+    /// Spawns one entity per bundle of `bundles` (tuples of the same
+    /// components), and returns them in order. For many entities it is
+    /// faster than [`spawn_with`](World::spawn_with) in a loop: it reserves
+    /// room once (from the iterator's size hint), pushes the values, then
+    /// fills each storage's entity and index arrays in one pass. (hecs and
+    /// bevy_ecs call it the same; theirs return a lazy iterator, this one
+    /// spawns everything before it returns.)
+    ///
+    /// If the iterator panics, the entities spawned before it stay spawned,
+    /// with their components: the world is as consistent as after as many
+    /// `spawn_with` calls.
+    ///
+    /// # Panics
+    ///
+    /// When the world runs out of entity indices;
+    /// [`try_spawn_batch`](World::try_spawn_batch) hands back what was not
+    /// spawned instead.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(i32);
+    /// # struct Vel(i32);
+    /// # world! { struct Game<Pos, Vel>; }
+    /// let mut world = Game::new();
+    /// let spawned = world.spawn_batch((0..100).map(|i| (Pos(i), Vel(1))));
+    /// assert_eq!(spawned.len(), 100);
+    /// assert_eq!(world.get::<Pos>(spawned[7]).unwrap().0, 7);
+    /// ```
+    #[track_caller]
+    fn spawn_batch<B, I>(&mut self, bundles: I) -> Vec<Entity>
+    where
+        B: Bundle<Self>,
+        I: IntoIterator<Item = B>,
+    {
+        match self.try_spawn_batch(bundles) {
+            Ok(spawned) => spawned,
+            Err(error) => panic!("{}: {error}", Self::NAME),
+        }
+    }
+
+    /// Like [`spawn_batch`](World::spawn_batch), but when the world runs out
+    /// of entity indices it returns an error holding the entities spawned so
+    /// far and the bundles not spawned (the one that did not fit first).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(i32);
+    /// # world! { struct Game<Pos>; }
+    /// let mut world = Game::new();
+    /// world.entities.limit_indices(3);
+    /// let error = world.try_spawn_batch((0..5).map(|i| (Pos(i),))).unwrap_err();
+    /// let (spawned, rest) = error.into_inner();
+    /// assert_eq!(spawned.len(), 3);
+    /// assert_eq!(rest.map(|(pos,)| pos.0).collect::<Vec<_>>(), [3, 4]);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    fn try_spawn_batch<B, I>(
+        &mut self,
+        bundles: I,
+    ) -> Result<Vec<Entity>, SpawnError<(Vec<Entity>, Chain<Once<B>, I::IntoIter>)>>
+    where
+        B: Bundle<Self>,
+        I: IntoIterator<Item = B>,
+    {
+        let mut bundles = bundles.into_iter();
+        let expected = bundles.size_hint().0;
+        self.__entities_mut().reserve(expected);
+        B::__reserve(self, expected);
+        let mut spawned = Vec::with_capacity(expected);
+        let failed = {
+            // Attaches the pushed values to their entities when dropped,
+            // after the loop or if the iterator panics.
+            let batch = crate::world::Batch::<Self, B>::new(self, &mut spawned);
+            loop {
+                let Some(bundle) = bundles.next() else {
+                    break None;
+                };
+                match batch.world.try_spawn() {
+                    Ok(entity) => {
+                        bundle.__push_values(batch.world);
+                        batch.spawned.push(entity);
+                    }
+                    Err(error) => break Some((error, bundle)),
+                }
+            }
+        };
+        match failed {
+            None => Ok(spawned),
+            Some((error, bundle)) => {
+                Err(error.with_bundle((spawned, core::iter::once(bundle).chain(bundles))))
+            }
         }
     }
 
@@ -1330,6 +1458,32 @@ pub trait World: Sized {
             }
         });
         self.__groups_check();
+    }
+}
+
+/// A batch spawn in progress: values are pushed bundle by bundle, and when
+/// this is dropped (after the last bundle, or while a panic unwinds) every
+/// storage attaches them to their entities and the groups take them in.
+pub(crate) struct Batch<'a, W: World, B: Bundle<W>> {
+    pub(crate) world: &'a mut W,
+    pub(crate) spawned: &'a mut Vec<Entity>,
+    bundle: PhantomData<fn(B)>,
+}
+
+impl<'a, W: World, B: Bundle<W>> Batch<'a, W, B> {
+    pub(crate) fn new(world: &'a mut W, spawned: &'a mut Vec<Entity>) -> Self {
+        Batch {
+            world,
+            spawned,
+            bundle: PhantomData,
+        }
+    }
+}
+
+impl<W: World, B: Bundle<W>> Drop for Batch<'_, W, B> {
+    fn drop(&mut self) {
+        B::__attach(self.world, self.spawned);
+        self.world.__groups_hook::<B>(Hook::Entered, self.spawned);
     }
 }
 

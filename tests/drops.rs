@@ -450,3 +450,26 @@ fn panicking_drop_during_despawn_remove_all_clear_and_finalize() {
         t.assert_all_dropped_once();
     }
 }
+
+/// `spawn_batch` drops nothing it stores, and a panicking iterator loses
+/// nothing: the values of the bundles made before the panic are stored, and
+/// dropped once with the world.
+#[test]
+fn spawn_batch_drops_every_value_once() {
+    let t = Tracker::default();
+    let mut world = Game::new();
+    let spawned = world.spawn_batch((0..20).map(|_| (t.a(), t.b())));
+    assert_eq!(spawned.len(), 20);
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        world.spawn_batch((0..10).map(|i| {
+            assert!(i < 4, "the iterator gives up");
+            (t.b(),)
+        }));
+    }));
+    assert!(result.is_err());
+    assert_eq!(world.entity_count(), 24);
+    world.assert_invariants();
+    t.assert_dropped(&[]);
+    drop(world);
+    t.assert_all_dropped_once();
+}

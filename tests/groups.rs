@@ -411,3 +411,78 @@ fn every_component_is_dropped_once() {
     drop(world);
     assert_eq!(drops.get(), n);
 }
+
+#[test]
+fn spawn_batch_extends_a_group_or_packs_it_entity_by_entity() {
+    // Every entity grouped before: the batch is appended to the group.
+    let mut world = Grouped::new();
+    let first = world.spawn_batch((0..100).map(|i| (Pos(i), Vel(i))));
+    assert_packed(&world);
+    assert_eq!(world.group_len::<(Pos, Vel)>(), Some(100));
+    // An entity outside the group sits between: packed one by one.
+    world.spawn_with((Pos(-1),));
+    let second = world.spawn_batch((0..50).map(|i| (Vel(i), Pos(i), Tag)));
+    assert_packed(&world);
+    assert_eq!(world.group_len::<(Pos, Vel)>(), Some(150));
+    // Only part of the group: the entities join when they complete it.
+    let halves = world.spawn_batch((0..10).map(|i| (Pos(i),)));
+    for &e in &halves[..5] {
+        world.add(e, Vel(0));
+    }
+    assert_packed(&world);
+    assert_eq!(world.group_len::<(Pos, Vel)>(), Some(155));
+    // Reused indices (from despawns) work the same.
+    for &e in &first[..20] {
+        world.despawn(e);
+    }
+    let reused = world.spawn_batch((0..30).map(|i| (Pos(i), Vel(i))));
+    assert!(reused.iter().any(|e| e.generation() > 1));
+    assert_packed(&world);
+    assert_eq!(world.group_len::<(Pos, Vel)>(), Some(165));
+    for (i, &e) in second.iter().enumerate() {
+        assert_eq!(world.get::<Pos>(e), Some(&Pos(i as i64)));
+    }
+}
+
+#[test]
+fn a_panicking_iterator_leaves_the_batch_spawned_so_far() {
+    let mut world = Grouped::new();
+    world.spawn_batch((0..10).map(|i| (Pos(i), Vel(i))));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.spawn_batch((0..10).map(|i| {
+            assert!(i < 6, "the iterator gives up");
+            (Pos(i), Vel(i), Mass(i))
+        }));
+    }));
+    assert!(result.is_err());
+    // The six bundles made before the panic were spawned, whole.
+    assert_eq!(world.entity_count(), 16);
+    assert_eq!(world.size::<Mass>(), 6);
+    assert_packed(&world);
+    assert_eq!(world.group_len::<(Pos, Vel)>(), Some(16));
+    let masses: Vec<i64> = world
+        .query::<(&Mass, &Pos)>()
+        .map(|(_, (m, p))| {
+            assert_eq!(m.0, p.0);
+            m.0
+        })
+        .collect();
+    assert_eq!(masses.len(), 6);
+}
+
+#[test]
+fn a_batch_out_of_indices_hands_back_the_rest() {
+    let mut world = Grouped::new();
+    world.entities.limit_indices(5);
+    world.spawn_with((Pos(0), Vel(0)));
+    let error = world
+        .try_spawn_batch((1..10).map(|i| (Pos(i), Vel(i))))
+        .unwrap_err();
+    assert!(error.to_string().contains("out of entity indices"));
+    let (spawned, rest) = error.into_inner();
+    assert_eq!(spawned.len(), 4);
+    let rest: Vec<i64> = rest.map(|(p, _)| p.0).collect();
+    assert_eq!(rest, [5, 6, 7, 8, 9]);
+    assert_packed(&world);
+    assert_eq!(world.group_len::<(Pos, Vel)>(), Some(5));
+}

@@ -284,10 +284,16 @@ made_tuples!(()(T0)(T0, T1)(T0, T1, T2)(T0, T1, T2, T3));
 
 /// Builds the bundle numbered `$set` (bit `k` set: component `k` is in it),
 /// in declaration order or, if `$reversed`, another order, binds it to `$b`
-/// and runs `$call`.
+/// and runs `$call`. With `pair` first, binds an array of two such bundles.
 macro_rules! with_bundle {
     ($h:ident, $set:expr, $reversed:expr, |$b:ident| $call:expr) => {
-        with_bundle!(@arms $h, ($set & 15, $reversed), $b, $call;
+        with_bundle!(@table single, $h, $set, $reversed, $b, $call)
+    };
+    (pair $h:ident, $set:expr, $reversed:expr, |$b:ident| $call:expr) => {
+        with_bundle!(@table pair, $h, $set, $reversed, $b, $call)
+    };
+    (@table $how:ident, $h:ident, $set:expr, $reversed:expr, $b:ident, $call:expr) => {
+        with_bundle!(@arms $how, $h, ($set & 15, $reversed), $b, $call;
             0 => [] [];
             1 => [A] [A];
             2 => [B] [B];
@@ -306,21 +312,27 @@ macro_rules! with_bundle {
             15 => [A B C Marker] [Marker C B A];
         )
     };
-    (@arms $h:ident, $sel:expr, $b:ident, $call:expr;
+    (@arms $how:ident, $h:ident, $sel:expr, $b:ident, $call:expr;
         $($bits:literal => [$($x:ident)*] [$($y:ident)*];)*) => {
         match $sel {
             $(
                 ($bits, false) => {
-                    let $b = ($($x::make($h.fresh()),)*);
+                    let $b = with_bundle!(@make $how $h $($x)*);
                     $call
                 }
                 ($bits, true) => {
-                    let $b = ($($y::make($h.fresh()),)*);
+                    let $b = with_bundle!(@make $how $h $($y)*);
                     $call
                 }
             )*
             _ => unreachable!("a bundle set has four bits"),
         }
+    };
+    (@make single $h:ident $($x:ident)*) => {
+        ($($x::make($h.fresh()),)*)
+    };
+    (@make pair $h:ident $($x:ident)*) => {
+        [($($x::make($h.fresh()),)*), ($($x::make($h.fresh()),)*)]
     };
 }
 
@@ -399,11 +411,13 @@ pub enum Op {
     Spawn,
     TrySpawn,
     /// `spawn_with` (`try_spawn_with` if `fallible`) of the components in the
-    /// bits of `set` (A, B, C, Marker), in declaration or another order.
+    /// bits of `set` (A, B, C, Marker), in declaration or another order; or,
+    /// if `batch`, `spawn_batch` (`try_spawn_batch`) of two such bundles.
     SpawnWith {
         set: u8,
         reversed: bool,
         fallible: bool,
+        batch: bool,
     },
     Despawn(Target),
     Add(Target, K),
@@ -493,6 +507,7 @@ impl Op {
                 set: extra & 15,
                 reversed: bit(4),
                 fallible: bit(5),
+                batch: bit(6),
             },
             3 => Op::Despawn(t),
             4 => Op::Add(t, k),
@@ -1597,7 +1612,16 @@ impl Harness {
                 set,
                 reversed,
                 fallible,
+                batch: false,
             } => with_bundle!(self, set, reversed, |b| self.spawn_bundle(b, fallible)),
+            Op::SpawnWith {
+                set,
+                reversed,
+                fallible,
+                batch: true,
+            } => with_bundle!(pair self, set, reversed, |bundles| {
+                self.spawn_batch(bundles, fallible)
+            }),
             Op::Despawn(t) => self.despawn(self.target(t)),
             Op::Add(t, k) => for_comp!(k, T => self.add::<T>(self.target(t), false)),
             Op::TryAdd(t, k) => for_comp!(k, T => self.add::<T>(self.target(t), true)),
@@ -1721,6 +1745,64 @@ impl Harness {
         } else {
             let e = self.world.spawn_with(bundle);
             self.issued(e, row);
+        }
+    }
+
+    fn spawn_batch<Bd: Bundle<Sim> + Made>(&mut self, bundles: [Bd; 2], fallible: bool) {
+        let rows: Vec<(Vec<(K, Val)>, Row)> = bundles
+            .iter()
+            .map(|bundle| {
+                let mut made = Vec::new();
+                bundle.made(&mut made);
+                let row = Row::from_made(&made);
+                (made, row)
+            })
+            .collect();
+        let room = INDEX_LIMIT - self.model.live.len();
+        if fallible || room < bundles.len() {
+            match self.world.try_spawn_batch(bundles) {
+                Ok(spawned) => {
+                    assert_eq!(spawned.len(), 2, "{}", self.ctx());
+                    for (e, (_, row)) in spawned.into_iter().zip(rows) {
+                        self.issued(e, row);
+                    }
+                }
+                Err(error) => {
+                    let text = error.to_string();
+                    assert!(
+                        text.contains("out of entity indices"),
+                        "{text}: {}",
+                        self.ctx()
+                    );
+                    let (spawned, rest) = error.into_inner();
+                    assert_eq!(
+                        spawned.len(),
+                        room,
+                        "spawned before running out: {}",
+                        self.ctx()
+                    );
+                    for (&e, (_, row)) in spawned.iter().zip(&rows) {
+                        self.issued(e, *row);
+                    }
+                    assert!(
+                        !self.model.can_spawn(),
+                        "a batch stopped with room left: {}",
+                        self.ctx()
+                    );
+                    self.hit("err:spawn:OutOfIndices");
+                    for (bundle, (made, _)) in rest.zip(&rows[room..]) {
+                        let mut back = Vec::new();
+                        bundle.made(&mut back);
+                        assert_eq!(&back, made, "a bundle handed back: {}", self.ctx());
+                    }
+                }
+            }
+        } else {
+            let spawned = self.world.spawn_batch(bundles);
+            assert_eq!(spawned.len(), 2, "{}", self.ctx());
+            for (e, (_, row)) in spawned.into_iter().zip(rows) {
+                self.issued(e, row);
+            }
         }
     }
 
