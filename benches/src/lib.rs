@@ -1,20 +1,288 @@
-//! Comparison benchmarks for typed_ecs live here (see the performance issue).
-//! For now this crate only proves the workspace member builds against the
-//! library; the criterion suites come with the benchmark work.
+//! Comparison benchmarks: typed_ecs against hecs, bevy_ecs, shipyard,
+//! sparsey, specs, and plain `Vec`s ("raw", no ECS: the practical ceiling).
+//!
+//! Every scenario is a module of [`scenarios`] with one submodule per
+//! implementation, each holding a `setup` function and an [`Instance`] whose
+//! `run` is the timed part. The criterion bench (`benches/compare.rs`) and
+//! the report binary (`src/bin/report.rs`, which writes `BENCHMARKS.md`)
+//! both go through [`SCENARIOS`], so they time exactly the same code, and
+//! the tests here check that every implementation does the same work.
+//!
+//! The component types and the math kernels are shared ([`components`]):
+//! only the ECS differs.
 
 #![forbid(unsafe_code)]
 
+pub mod components;
+pub mod harness;
+pub mod rng;
+pub mod scenarios;
+
+/// The implementations, in table order. "Peers" are all of them but
+/// `typed_ecs` and `raw`.
+pub const IMPLEMENTATIONS: [&str; 7] = [
+    "typed_ecs",
+    "hecs",
+    "bevy",
+    "shipyard",
+    "sparsey",
+    "specs",
+    "raw",
+];
+
+/// What a run left behind, as labelled numbers: entity and component counts
+/// and sums of component values. Equal across implementations when they did
+/// the same work.
+pub type Check = Vec<(&'static str, f64)>;
+
+/// One implementation of one scenario, set up and ready to run.
+pub trait Instance {
+    /// The timed part: one run of the scenario.
+    fn run(&mut self);
+    /// Counts and sums describing the state, for the tests.
+    fn check(&self) -> Check;
+}
+
+/// One implementation of a scenario: its name and its (untimed) setup.
+#[derive(Clone, Copy)]
+pub struct Impl {
+    /// One of [`IMPLEMENTATIONS`].
+    pub name: &'static str,
+    /// Makes a fresh instance at the given size.
+    pub setup: fn(usize) -> Box<dyn Instance>,
+}
+
+impl std::fmt::Debug for Impl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// A scenario: what is timed, at which sizes, by which implementations.
+#[derive(Debug, Clone, Copy)]
+pub struct Scenario {
+    /// Its name, as in `--only NAME` and criterion's group names.
+    pub name: &'static str,
+    /// One line: what one run does.
+    pub what: &'static str,
+    /// The sizes it runs at (one case per size). The meaning of a size is
+    /// the scenario's: see its module.
+    pub sizes: &'static [usize],
+    /// Said after the size in the tables, when the size is not a plain
+    /// entity count (`fragmented_iter`: " × 26 types").
+    pub size_note: &'static str,
+    /// A small size for the tests.
+    pub test_size: usize,
+    /// `true` when a run consumes its state, so every run needs a fresh
+    /// setup (not timed). Otherwise one setup serves any number of runs.
+    pub fresh_state: bool,
+    /// The implementations. A crate missing here has no facility for the
+    /// scenario and shows as "n/a".
+    pub impls: &'static [Impl],
+    /// Notes for the report: approximations and per-crate caveats.
+    pub notes: &'static str,
+}
+
+/// Builds an `&'static [Impl]` from implementation modules that each have
+/// `setup(usize) -> State` with `State: Instance`, named after the module;
+/// `impls![in parent: a, b]` takes them from `parent::a`, `parent::b`.
+macro_rules! impls {
+    (in $parent:ident: $($module:ident),* $(,)?) => {
+        &[$($crate::Impl {
+            name: stringify!($module),
+            setup: |n| Box::new($parent::$module::setup(n)),
+        }),*]
+    };
+    ($($module:ident),* $(,)?) => {
+        &[$($crate::Impl {
+            name: stringify!($module),
+            setup: |n| Box::new($module::setup(n)),
+        }),*]
+    };
+}
+pub(crate) use impls;
+
+/// Every scenario, in report order.
+pub const SCENARIOS: &[Scenario] = &[
+    scenarios::simple_insert::SCENARIO,
+    scenarios::simple_iter::SCENARIO,
+    scenarios::fragmented_iter::SCENARIO,
+    scenarios::heavy_compute::SCENARIO,
+    scenarios::heavy_compute::SCENARIO_PAR,
+    scenarios::add_remove::SCENARIO,
+    scenarios::random_get::SCENARIO,
+    scenarios::despawn_churn::SCENARIO,
+    scenarios::deferred_sync::SCENARIO,
+    scenarios::sparse_spread::SCENARIO,
+    scenarios::simple_iter::SCENARIO_SCALING,
+];
+
+/// The scenario called `name`.
+pub fn scenario(name: &str) -> Option<&'static Scenario> {
+    SCENARIOS.iter().find(|s| s.name == name)
+}
+
+/// A size for humans: `1k`, `10k`, `1M`.
+pub fn short_size(n: usize) -> String {
+    match n {
+        n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
+        n if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
+        n => n.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use typed_ecs::prelude::*;
+    use super::*;
 
-    struct Position(f32);
-    world! { struct BenchWorld<Position>; }
+    /// Relative difference small enough for sums of f32 values taken in a
+    /// different order, far too small to hide a missed or doubled entity.
+    fn close(a: f64, b: f64) -> bool {
+        a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+    }
+
+    fn assert_same(scenario: &str, stage: &str, reference: (&str, &Check), other: (&str, &Check)) {
+        let same = reference.1.len() == other.1.len()
+            && reference
+                .1
+                .iter()
+                .zip(other.1)
+                .all(|((la, a), (lb, b))| la == lb && close(*a, *b));
+        assert!(
+            same,
+            "{scenario} ({stage}): {} and {} differ\n  {}: {:?}\n  {}: {:?}",
+            reference.0, other.0, reference.0, reference.1, other.0, other.1
+        );
+    }
+
+    /// Runs every implementation of `scenario` at its test size, `runs`
+    /// times, and checks that they all end in the same state, and that the
+    /// runs changed it.
+    fn same_work(scenario: &Scenario, runs: usize) {
+        let mut results = Vec::new();
+        for imp in scenario.impls {
+            let mut instance = (imp.setup)(scenario.test_size);
+            let before = instance.check();
+            for _ in 0..runs {
+                instance.run();
+            }
+            let after = instance.check();
+            assert_ne!(
+                before, after,
+                "{}: a run of {} changed nothing",
+                scenario.name, imp.name
+            );
+            results.push((imp.name, before, after));
+        }
+        let (name, before, after) = &results[0];
+        for (other, other_before, other_after) in &results[1..] {
+            assert_same(
+                scenario.name,
+                "after setup",
+                (name, before),
+                (other, other_before),
+            );
+            assert_same(
+                scenario.name,
+                "after the runs",
+                (name, after),
+                (other, other_after),
+            );
+        }
+    }
 
     #[test]
-    fn library_links() {
-        let mut world = BenchWorld::new();
-        let e = world.spawn_with((Position(1.0),));
-        assert_eq!(world.get::<Position>(e).map(|p| p.0), Some(1.0));
+    fn every_scenario_has_typed_ecs_first_and_raw_last() {
+        for scenario in SCENARIOS {
+            assert_eq!(scenario.impls.first().map(|i| i.name), Some("typed_ecs"));
+            assert_eq!(scenario.impls.last().map(|i| i.name), Some("raw"));
+            for imp in scenario.impls {
+                assert!(IMPLEMENTATIONS.contains(&imp.name), "{}", imp.name);
+            }
+        }
+    }
+
+    #[test]
+    fn simple_insert() {
+        same_work(&scenarios::simple_insert::SCENARIO, 2);
+    }
+
+    #[test]
+    fn simple_iter() {
+        same_work(&scenarios::simple_iter::SCENARIO, 3);
+    }
+
+    #[test]
+    fn fragmented_iter() {
+        same_work(&scenarios::fragmented_iter::SCENARIO, 3);
+    }
+
+    #[test]
+    fn heavy_compute() {
+        same_work(&scenarios::heavy_compute::SCENARIO, 1);
+    }
+
+    #[test]
+    fn heavy_compute_par() {
+        same_work(&scenarios::heavy_compute::SCENARIO_PAR, 1);
+    }
+
+    #[test]
+    fn heavy_compute_par_matches_sequential() {
+        let mut seq = (scenarios::heavy_compute::SCENARIO.impls[0].setup)(64);
+        let mut par = (scenarios::heavy_compute::SCENARIO_PAR.impls[0].setup)(64);
+        seq.run();
+        par.run();
+        assert_eq!(seq.check(), par.check());
+    }
+
+    #[test]
+    fn add_remove() {
+        same_work(&scenarios::add_remove::SCENARIO, 2);
+    }
+
+    #[test]
+    fn random_get() {
+        same_work(&scenarios::random_get::SCENARIO, 2);
+    }
+
+    #[test]
+    fn despawn_churn() {
+        // More frames than the churn needs to cycle the world once.
+        same_work(&scenarios::despawn_churn::SCENARIO, 13);
+    }
+
+    #[test]
+    fn deferred_sync() {
+        same_work(&scenarios::deferred_sync::SCENARIO, 1);
+    }
+
+    #[test]
+    fn sparse_spread() {
+        same_work(&scenarios::sparse_spread::SCENARIO, 2);
+    }
+
+    #[test]
+    fn scaling() {
+        same_work(&scenarios::simple_iter::SCENARIO_SCALING, 1);
+    }
+
+    #[test]
+    fn a_wrong_implementation_is_caught() {
+        // The comparison itself must be able to fail: a check with one
+        // entity missing is not "the same".
+        let good: Check = vec![("entities", 100.0), ("sum", 250.5)];
+        let bad: Check = vec![("entities", 99.0), ("sum", 250.5)];
+        let result = std::panic::catch_unwind(|| {
+            assert_same("demo", "after", ("good", &good), ("bad", &bad));
+        });
+        assert!(result.is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(short_size(1_000), "1k");
+        assert_eq!(short_size(1_000_000), "1M");
+        assert_eq!(short_size(520), "520");
     }
 }

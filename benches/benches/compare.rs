@@ -1,0 +1,108 @@
+//! The comparison under criterion: one benchmark group per scenario, every
+//! implementation side by side, running exactly the code the report binary
+//! times (`typed_ecs_benches::scenarios`).
+//!
+//! ```text
+//! cargo bench -p typed_ecs_benches --bench compare                  # everything
+//! cargo bench -p typed_ecs_benches --bench compare -- simple_iter   # one group
+//! ```
+//!
+//! HTML reports land in `target/criterion/` (or under `$CARGO_TARGET_DIR`).
+
+#![forbid(unsafe_code)]
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use typed_ecs_benches::scenarios::{
+    add_remove, deferred_sync, despawn_churn, fragmented_iter, heavy_compute, random_get,
+    simple_insert, simple_iter, sparse_spread,
+};
+use typed_ecs_benches::{short_size, Scenario};
+
+/// One group: every implementation of `scenario` at each of its sizes.
+/// Setup is never timed: states that survive their run are set up once;
+/// states a run consumes are set up per run with `iter_batched_ref`.
+fn group(c: &mut Criterion, scenario: &Scenario) {
+    let mut group = c.benchmark_group(scenario.name);
+    for &size in scenario.sizes {
+        for imp in scenario.impls {
+            let id = if scenario.sizes.len() > 1 {
+                BenchmarkId::new(imp.name, short_size(size))
+            } else {
+                BenchmarkId::from_parameter(imp.name)
+            };
+            if scenario.fresh_state {
+                group.bench_function(id, |b| {
+                    b.iter_batched_ref(
+                        || (imp.setup)(size),
+                        |instance| instance.run(),
+                        BatchSize::LargeInput,
+                    )
+                });
+            } else {
+                let mut instance = (imp.setup)(size);
+                group.bench_function(id, |b| b.iter(|| instance.run()));
+            }
+        }
+    }
+    group.finish();
+}
+
+fn bench_simple_insert(c: &mut Criterion) {
+    group(c, &simple_insert::SCENARIO);
+}
+
+fn bench_simple_iter(c: &mut Criterion) {
+    group(c, &simple_iter::SCENARIO);
+}
+
+fn bench_fragmented_iter(c: &mut Criterion) {
+    group(c, &fragmented_iter::SCENARIO);
+}
+
+fn bench_heavy_compute(c: &mut Criterion) {
+    group(c, &heavy_compute::SCENARIO);
+}
+
+fn bench_heavy_compute_par(c: &mut Criterion) {
+    group(c, &heavy_compute::SCENARIO_PAR);
+}
+
+fn bench_add_remove(c: &mut Criterion) {
+    group(c, &add_remove::SCENARIO);
+}
+
+fn bench_random_get(c: &mut Criterion) {
+    group(c, &random_get::SCENARIO);
+}
+
+fn bench_despawn_churn(c: &mut Criterion) {
+    group(c, &despawn_churn::SCENARIO);
+}
+
+fn bench_deferred_sync(c: &mut Criterion) {
+    group(c, &deferred_sync::SCENARIO);
+}
+
+fn bench_sparse_spread(c: &mut Criterion) {
+    group(c, &sparse_spread::SCENARIO);
+}
+
+fn bench_scaling(c: &mut Criterion) {
+    group(c, &simple_iter::SCENARIO_SCALING);
+}
+
+criterion_group!(
+    benches,
+    bench_simple_insert,
+    bench_simple_iter,
+    bench_fragmented_iter,
+    bench_heavy_compute,
+    bench_heavy_compute_par,
+    bench_add_remove,
+    bench_random_get,
+    bench_despawn_churn,
+    bench_deferred_sync,
+    bench_sparse_spread,
+    bench_scaling,
+);
+criterion_main!(benches);

@@ -1,0 +1,351 @@
+//! Regenerates `BENCHMARKS.md`: every scenario's implementations timed
+//! interleaved in this one process (see `typed_ecs_benches::harness`), the
+//! Memory section printed by the `memory` binary (run through cargo: its
+//! counting global allocator stays out of this process, where it would tax
+//! every allocation of the timed runs), and the compile-time and cachegrind
+//! sections written by their own tools.
+//!
+//! ```text
+//! cargo run --release -p typed_ecs_benches --bin report -- [--quick] [--only NAME]... [--rounds N] [--out PATH]
+//! ```
+//!
+//! `--quick` takes 5 rounds (a smoke run); the default is 31. `--only`
+//! (repeatable) limits the timed scenarios. `--out` defaults to
+//! `BENCHMARKS.md` at the workspace root.
+
+#![forbid(unsafe_code)]
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use typed_ecs_benches::harness::{self, Medians};
+use typed_ecs_benches::{scenario, short_size, Scenario, SCENARIOS};
+
+const USAGE: &str = "usage: report [--quick] [--only SCENARIO]... [--rounds N] [--out PATH]";
+const COMMAND: &str = "cargo run --release -p typed_ecs_benches --bin report";
+const MEMORY_COMMAND: &str = "cargo run --release -p typed_ecs_benches --bin memory";
+
+struct Options {
+    quick: bool,
+    rounds: usize,
+    only: Vec<&'static Scenario>,
+    out: PathBuf,
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the bench crate lives in the workspace")
+        .to_path_buf()
+}
+
+fn parse_options() -> Result<Options, String> {
+    let mut options = Options {
+        quick: false,
+        rounds: 0,
+        only: Vec::new(),
+        out: workspace_root().join("BENCHMARKS.md"),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("`{flag}` needs a value"));
+        match flag.as_str() {
+            "--quick" => options.quick = true,
+            "--only" => {
+                let name = value()?;
+                let known = SCENARIOS
+                    .iter()
+                    .map(|s| s.name)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                options.only.push(
+                    scenario(&name)
+                        .ok_or_else(|| format!("no scenario `{name}`; there are: {known}"))?,
+                );
+            }
+            "--rounds" => {
+                let text = value()?;
+                options.rounds =
+                    text.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        format!("`--rounds` needs a positive number, not `{text}`")
+                    })?;
+            }
+            "--out" => options.out = PathBuf::from(value()?),
+            "--help" | "-h" => return Err(String::new()),
+            other => return Err(format!("unknown option `{other}`")),
+        }
+    }
+    if options.rounds == 0 {
+        options.rounds = if options.quick { 5 } else { 31 };
+    }
+    Ok(options)
+}
+
+fn main() -> ExitCode {
+    let options = match parse_options() {
+        Ok(options) => options,
+        Err(message) => {
+            if !message.is_empty() {
+                eprintln!("report: {message}");
+            }
+            eprintln!("{USAGE}");
+            return if message.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            };
+        }
+    };
+    if cfg!(debug_assertions) {
+        eprintln!("report: warning: a debug build; time it with `--release`");
+    }
+
+    let memory = memory_section();
+    settle_allocator();
+    let scenarios: Vec<&Scenario> = if options.only.is_empty() {
+        SCENARIOS.iter().collect()
+    } else {
+        options.only.clone()
+    };
+    let mut results = Vec::new();
+    for scenario in scenarios {
+        let mut cases = Vec::new();
+        for &size in scenario.sizes {
+            eprint!("{} at {}:", scenario.name, short_size(size));
+            let medians = harness::measure(scenario, size, options.rounds, |name| {
+                eprint!(" {name}");
+            });
+            eprintln!(
+                "  → typed_ecs / best peer {}, typed_ecs / raw {}",
+                harness::format_ratio(medians.vs_best_peer()),
+                harness::format_ratio(medians.vs_raw())
+            );
+            cases.push(medians);
+        }
+        results.push((scenario, cases));
+    }
+
+    let text = report(&options, &results, &memory);
+    if let Err(error) = std::fs::write(&options.out, &text) {
+        eprintln!("report: {}: {error}", options.out.display());
+        return ExitCode::FAILURE;
+    }
+    eprintln!("report: wrote {}", options.out.display());
+    ExitCode::SUCCESS
+}
+
+// ---------------------------------------------------------------------------
+// The document
+// ---------------------------------------------------------------------------
+
+fn report(options: &Options, results: &[(&Scenario, Vec<Medians>)], memory: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Benchmarks\n");
+    let _ = writeln!(
+        out,
+        "Generated by `{COMMAND}{}` on {} (UTC). Do not edit by hand: rerun the command.\n",
+        if options.quick { " -- --quick" } else { "" },
+        today()
+    );
+    let _ = writeln!(out, "- Machine: {}", machine());
+    let _ = writeln!(out, "- Compiler: `{}`", rustc_version());
+    let _ = writeln!(
+        out,
+        "- Crates: typed_ecs (this repository, feature `rayon`), hecs 0.11, bevy_ecs 0.20 \
+         (default features off, so without `multi_threaded`), shipyard 0.11, sparsey 0.13 \
+         (feature `parallel`), specs 0.20 (default features: `parallel`)."
+    );
+    let _ = writeln!(
+        out,
+        "- Rounds: {}{}.\n",
+        options.rounds,
+        if options.quick {
+            " (`--quick`: a smoke run, expect noise)"
+        } else {
+            ""
+        }
+    );
+
+    out.push_str(
+        "Ratios are typed_ecs's median time divided by another's: **below 1 typed_ecs is \
+         faster**, above 1 it is slower. *Best peer* is the fastest of hecs, bevy_ecs, shipyard, \
+         sparsey and specs in that row; *raw* is plain `Vec`s with no ECS, the practical \
+         ceiling. Absolute times are secondary: they depend on the machine.\n\n",
+    );
+
+    out.push_str("## Summary\n\n");
+    out.push_str(&harness::summary_table(results));
+
+    out.push_str("\n## Scenarios\n\n");
+    out.push_str(
+        "What each implementation does in each scenario is written down in the doc comment of \
+         its module in `benches/src/scenarios/`. Every implementation uses the same component \
+         types and the same hand-written math kernels (`benches/src/components.rs`), so only the \
+         ECS differs; the crate's tests check that all of them end in the same state. \
+         `cargo bench -p typed_ecs_benches` runs the same code under criterion.\n\n",
+    );
+    for (scenario, cases) in results {
+        out.push_str(&harness::scenario_table(scenario, cases));
+        out.push('\n');
+    }
+
+    out.push_str("## Method\n\n");
+    let _ = writeln!(
+        out,
+        "All implementations of a scenario are set up side by side in one process, then timed in \
+         {} rounds. In each round every implementation takes one sample, in an order that rotates \
+         from round to round, so drifts of a shared machine fall on all of them alike. A sample \
+         is a batch of runs sized to take about 2 ms (at least one run), timed as a whole, after \
+         one untimed warm-up run; a table shows the median sample divided by its batch size. \
+         Scenarios whose run consumes its state (`deferred_sync`) set up a fresh world per run \
+         before the clock starts (no warm-up) and drop it after it stops. The Memory section comes from a \
+         separate process (`{MEMORY_COMMAND}`), so its counting allocator does not tax the \
+         timed runs.\n",
+        options.rounds
+    );
+
+    out.push('\n');
+    out.push_str(memory);
+    out.push('\n');
+    out.push_str(&included(
+        "compile_time.md",
+        "## Compile time",
+        "cargo run --release -p typed_ecs_benches --bin compile_time",
+    ));
+    out.push('\n');
+    out.push_str(&included(
+        "cachegrind.md",
+        "## Cachegrind",
+        "cargo run --release -p typed_ecs_benches --bin cachegrind",
+    ));
+    out
+}
+
+/// Puts the system allocator in the state a long-running program reaches
+/// after its first large free, before anything is timed. glibc's malloc
+/// serves large blocks with `mmap` (fresh, page-faulting memory each time)
+/// until a freed `mmap` block raises that threshold, up to 32 MiB; without
+/// this, the scenarios that happen to run first would pay for page faults
+/// that later ones do not, and by how much would depend on each crate's
+/// allocation sizes. Freeing one 16 MiB block settles it for everyone.
+fn settle_allocator() {
+    drop(std::hint::black_box(vec![0u8; 16 << 20]));
+}
+
+/// The Memory section: what the `memory` binary prints, run through cargo
+/// (which builds it first if needed) in a process of its own.
+fn memory_section() -> String {
+    eprintln!("memory: {MEMORY_COMMAND}");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(cargo)
+        .current_dir(workspace_root())
+        .args([
+            "run",
+            "--release",
+            "--quiet",
+            "-p",
+            "typed_ecs_benches",
+            "--bin",
+            "memory",
+        ])
+        .stderr(std::process::Stdio::inherit())
+        .output();
+    match output {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).into_owned(),
+        result => {
+            let why = match result {
+                Ok(out) => format!("it exited with {}", out.status),
+                Err(error) => format!("it could not start: {error}"),
+            };
+            eprintln!("memory: {why}");
+            format!("## Memory\n\nNot measured: `{MEMORY_COMMAND}` failed ({why}).\n")
+        }
+    }
+}
+
+/// `target/bench-report/NAME` verbatim, or a line saying how to make it.
+fn included(name: &str, heading: &str, command: &str) -> String {
+    let path = workspace_root().join("target/bench-report").join(name);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let mut text = text;
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text
+        }
+        Err(_) => format!(
+            "{heading}\n\nNot included: `target/bench-report/{name}` does not exist yet. `{command}` \
+             writes it; then rerun this report.\n"
+        ),
+    }
+}
+
+/// The CPU model and the core count.
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            (key.trim() == "model name").then(|| value.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_string());
+    let listed = cpuinfo
+        .lines()
+        .filter(|line| line.starts_with("processor"))
+        .count();
+    let usable = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if listed == 0 || listed == usable {
+        format!("{model}, {usable} cores")
+    } else {
+        format!("{model}, {usable} cores usable ({listed} listed)")
+    }
+}
+
+fn rustc_version() -> String {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    Command::new(rustc)
+        .arg("-V")
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .unwrap_or_else(|| "rustc (version unknown)".to_string())
+}
+
+/// Today's date (UTC), `YYYY-MM-DD`, from the system clock.
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard
+/// Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+    }
+}

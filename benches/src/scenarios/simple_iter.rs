@@ -1,0 +1,270 @@
+//! `simple_iter` (and `scaling`): `n` entities (10,000; `scaling`: 1k to
+//! 1M) with `(Transform, Position, Rotation, Velocity)`; timed: position +=
+//! velocity for every entity ([`integrate`]).
+//!
+//! - typed_ecs: a world with the owning group `(Position, Velocity)` (what
+//!   a game whose systems join them declares), and
+//!   `query_mut::<(&mut Position, &Velocity)>().for_each(..)`.
+//! - hecs: `query_mut::<(&mut Position, &Velocity)>()` in a `for` loop.
+//! - bevy: a `QueryState<(&mut Position, &Velocity)>` made in setup (a
+//!   system keeps its query state the same way), `iter_mut(..).for_each`.
+//! - shipyard: `world.run` with `ViewMut<Position>` and `View<Velocity>`,
+//!   `(&mut p, &v).iter().for_each(..)`.
+//! - sparsey: a world with the group `(Position, Velocity)` (sparsey's way
+//!   to pack what a system iterates together), `for_each`.
+//! - specs: `(&mut WriteStorage<Position>, &ReadStorage<Velocity>).join()`.
+//! - raw: two `Vec`s zipped.
+
+use super::sum;
+use crate::components::*;
+use crate::{Check, Instance, Scenario};
+
+/// The scenario at 10,000 entities.
+pub const SCENARIO: Scenario = Scenario {
+    name: "simple_iter",
+    what: "position += velocity over every entity of (Transform, Position, Rotation, Velocity)",
+    sizes: &[10_000],
+    size_note: "",
+    test_size: 100,
+    fresh_state: false,
+    impls: IMPLS,
+    notes: "sparsey and typed_ecs declare the group (Position, Velocity).",
+};
+
+/// `simple_iter` at 1k, 10k, 100k and 1M entities.
+pub const SCENARIO_SCALING: Scenario = Scenario {
+    name: "scaling",
+    what: "the work of `simple_iter` at 1k, 10k, 100k and 1M entities",
+    sizes: &[1_000, 10_000, 100_000, 1_000_000],
+    size_note: "",
+    test_size: 1_000,
+    fresh_state: false,
+    impls: IMPLS,
+    notes: SCENARIO.notes,
+};
+
+const IMPLS: &[crate::Impl] = crate::impls![typed_ecs, hecs, bevy, shipyard, sparsey, specs, raw];
+
+/// Number of entities that matched, and the sum of every position.
+fn check<'a>(positions: impl IntoIterator<Item = &'a Position>) -> Check {
+    let positions: Vec<&Position> = positions.into_iter().collect();
+    vec![
+        ("entities", positions.len() as f64),
+        ("position sum", sum(&positions, |p| p.0.iter().sum())),
+    ]
+}
+
+pub mod typed_ecs {
+    use super::*;
+    use ::typed_ecs::prelude::*;
+
+    world! {
+        pub struct StdWorld<Transform, Position, Rotation, Velocity>;
+        group (Position, Velocity);
+    }
+
+    pub struct State(StdWorld);
+
+    pub fn setup(n: usize) -> State {
+        let mut world = StdWorld::new();
+        for _ in 0..n {
+            world.spawn_with(std_entity());
+        }
+        State(world)
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            self.0
+                .query_mut::<(&mut Position, &Velocity)>()
+                .for_each(|_, (p, v)| integrate(p, v));
+        }
+        fn check(&self) -> Check {
+            check(
+                self.0
+                    .query::<(&Position, &Velocity)>()
+                    .map(|(_, (p, _))| p),
+            )
+        }
+    }
+}
+
+pub mod hecs {
+    use super::*;
+
+    pub struct State(::hecs::World);
+
+    pub fn setup(n: usize) -> State {
+        let mut world = ::hecs::World::new();
+        world.spawn_batch((0..n).map(|_| std_entity()));
+        State(world)
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            for (p, v) in self.0.query_mut::<(&mut Position, &Velocity)>() {
+                integrate(p, v);
+            }
+        }
+        fn check(&self) -> Check {
+            check(
+                self.0
+                    .query::<(&Position, &Velocity)>()
+                    .iter()
+                    .map(|(p, _)| p),
+            )
+        }
+    }
+}
+
+pub mod bevy {
+    use super::*;
+    use ::bevy_ecs::{query::QueryState, world::World};
+
+    pub struct State {
+        world: World,
+        query: QueryState<(&'static mut Position, &'static Velocity)>,
+    }
+
+    pub fn setup(n: usize) -> State {
+        let mut world = World::new();
+        world.spawn_batch((0..n).map(|_| std_entity()));
+        let query = world.query::<(&mut Position, &Velocity)>();
+        State { world, query }
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            self.query
+                .iter_mut(&mut self.world)
+                .for_each(|(mut p, v)| integrate(&mut p, v));
+        }
+        fn check(&self) -> Check {
+            let mut query = self.world.try_query::<(&Position, &Velocity)>().unwrap();
+            check(query.iter(&self.world).map(|(p, _)| p))
+        }
+    }
+}
+
+pub mod shipyard {
+    use super::*;
+    use ::shipyard::{IntoIter, View, ViewMut, World};
+
+    pub struct State(World);
+
+    pub fn setup(n: usize) -> State {
+        let mut world = World::new();
+        world.bulk_add_entity((0..n).map(|_| std_entity()));
+        State(world)
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            self.0.run(|mut p: ViewMut<Position>, v: View<Velocity>| {
+                (&mut p, &v).iter().for_each(|(p, v)| integrate(p, v));
+            });
+        }
+        fn check(&self) -> Check {
+            self.0
+                .run(|p: View<Position>, v: View<Velocity>| check((&p, &v).iter().map(|(p, _)| p)))
+        }
+    }
+}
+
+pub mod sparsey {
+    use super::*;
+    use ::sparsey::World;
+
+    pub struct State(World);
+
+    pub fn setup(n: usize) -> State {
+        let mut world = World::builder()
+            .add_group::<(Position, Velocity)>()
+            .register::<Transform>()
+            .register::<Rotation>()
+            .build();
+        world.extend((0..n).map(|_| std_entity()));
+        State(world)
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            self.0
+                .for_each::<(&mut Position, &Velocity)>(|(p, v)| integrate(p, v));
+        }
+        fn check(&self) -> Check {
+            let mut positions = Vec::new();
+            self.0
+                .for_each::<(&Position, &Velocity)>(|(p, _)| positions.push(*p));
+            check(&positions)
+        }
+    }
+}
+
+pub mod specs {
+    use super::*;
+    use ::specs::{Builder, Join, ReadStorage, World, WorldExt, WriteStorage};
+
+    pub struct State(World);
+
+    pub fn setup(n: usize) -> State {
+        let mut world = World::new();
+        world.register::<Transform>();
+        world.register::<Position>();
+        world.register::<Rotation>();
+        world.register::<Velocity>();
+        for _ in 0..n {
+            let (t, p, r, v) = std_entity();
+            world
+                .create_entity()
+                .with(t)
+                .with(p)
+                .with(r)
+                .with(v)
+                .build();
+        }
+        State(world)
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            let (mut p, v) = self
+                .0
+                .system_data::<(WriteStorage<Position>, ReadStorage<Velocity>)>();
+            (&mut p, &v).join().for_each(|(p, v)| integrate(p, v));
+        }
+        fn check(&self) -> Check {
+            let (p, v) = self
+                .0
+                .system_data::<(ReadStorage<Position>, ReadStorage<Velocity>)>();
+            check((&p, &v).join().map(|(p, _)| p))
+        }
+    }
+}
+
+pub mod raw {
+    use super::*;
+
+    pub struct State {
+        positions: Vec<Position>,
+        velocities: Vec<Velocity>,
+    }
+
+    pub fn setup(n: usize) -> State {
+        State {
+            positions: (0..n).map(|_| std_entity().1).collect(),
+            velocities: (0..n).map(|_| std_entity().3).collect(),
+        }
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            for (p, v) in self.positions.iter_mut().zip(&self.velocities) {
+                integrate(p, v);
+            }
+        }
+        fn check(&self) -> Check {
+            check(&self.positions)
+        }
+    }
+}
