@@ -47,8 +47,8 @@
 //! A query whose required components are exactly a group's (`(&mut A, &B)`,
 //! `(&A, &B)`, `(&mut A, &mut B)`, `(&A, With<B>)`, …) then visits slots
 //! `0..n` of each storage side by side: [`Join::for_each`](crate::Join::for_each),
-//! a `for` loop over [`World::query`](crate::World::query) or
-//! [`World::query_mut`](crate::World::query_mut), and `par_for_each` (feature
+//! a `for` loop over [`World::query`] or
+//! [`World::query_mut`], and `par_for_each` (feature
 //! `rayon`, which can then split *every* `&mut` storage). Other queries work
 //! as before; a group only changes the order of its storages, which is never
 //! promised anyway.
@@ -241,7 +241,7 @@ impl GroupProbe {
 /// [module docs](self).
 ///
 /// The only thing to do with it is to name it, in
-/// [`World::group_len`](crate::World::group_len):
+/// [`World::group_len`]:
 ///
 /// ```
 /// use typed_ecs::prelude::*;

@@ -108,6 +108,8 @@ impl Pages {
         let page = (index >> PAGE_BITS) as usize;
         if self.pages.is_empty() {
             self.first = page;
+            // A storage with one page holds a one-pointer table.
+            self.pages.reserve_exact(1);
         } else if page < self.first {
             // Grow the table at the front.
             let extra = self.first - page;
@@ -1379,6 +1381,7 @@ mod tests {
         assert_eq!(map.get(far), Some(&7));
         // The page table spans only the pages in use.
         assert_eq!(map.set.sparse.pages.len(), 1);
+        assert_eq!(map.set.sparse.pages.capacity(), 1);
         // A storage of one value holds one dense entry.
         assert_eq!((map.set.dense.capacity(), map.set.data.capacity()), (1, 1));
         let near = Entity::from_bits(1 << 32).unwrap();
