@@ -5,8 +5,7 @@
 //! position carries its spawn number, so the tests can see which entities
 //! are alive.
 //!
-//! - typed_ecs: `world.despawn(e)` per entity, then `spawn_with` in a
-//!   loop (no batch spawn).
+//! - typed_ecs: `world.despawn(e)` per entity, then `spawn_batch`.
 //! - hecs: `despawn` per entity, then `spawn_batch`.
 //! - bevy: `world.despawn(e)` per entity, then `spawn_batch`.
 //! - shipyard: `delete_entity` per entity, then `bulk_add_entity`.
@@ -96,10 +95,9 @@ pub mod typed_ecs {
             for e in self.churn.oldest() {
                 self.world.despawn(e);
             }
-            for i in self.churn.fresh() {
-                let e = self.world.spawn_with(moving_entity(i));
-                self.churn.live.push_back(e);
-            }
+            let fresh = self.churn.fresh();
+            let spawned = self.world.spawn_batch(fresh.map(moving_entity));
+            self.churn.live.extend(spawned);
         }
         fn check(&self) -> Check {
             check(self.world.entity_count(), self.world.position.values())
