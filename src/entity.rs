@@ -8,7 +8,7 @@
 
 use alloc::vec::Vec;
 use core::fmt;
-use core::num::NonZeroU32;
+use core::num::{NonZeroU32, NonZeroU64};
 
 use crate::error::SpawnError;
 
@@ -43,11 +43,27 @@ use crate::error::SpawnError;
 /// assert_ne!(reused, e);             // a new generation
 /// assert!(!world.is_alive(e));      // the old handle is stale
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Entity {
-    // Field order makes the derived `Ord` sort by index, then generation.
-    index: u32,
-    generation: NonZeroU32,
+    /// The generation in the high 32 bits (never 0, so neither is the
+    /// whole), the index in the low 32: comparing two handles is one
+    /// 64-bit comparison, and the index is the low half as it is.
+    bits: NonZeroU64,
+}
+
+/// Handles sort by index, then generation.
+impl Ord for Entity {
+    #[inline]
+    fn cmp(&self, other: &Entity) -> core::cmp::Ordering {
+        (self.index(), self.generation()).cmp(&(other.index(), other.generation()))
+    }
+}
+
+impl PartialOrd for Entity {
+    #[inline]
+    fn partial_cmp(&self, other: &Entity) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 static_assertions::assert_eq_size!(Entity, u64);
@@ -65,7 +81,7 @@ impl Entity {
     /// ```
     #[inline]
     pub const fn index(self) -> u32 {
-        self.index
+        self.bits.get() as u32
     }
 
     /// The generation of the slot when this handle was made (always ≥ 1).
@@ -77,7 +93,7 @@ impl Entity {
     /// ```
     #[inline]
     pub const fn generation(self) -> u32 {
-        self.generation.get()
+        (self.bits.get() >> 32) as u32
     }
 
     /// Packs the handle into a `u64`: generation in the high 32 bits, index in
@@ -92,7 +108,7 @@ impl Entity {
     /// ```
     #[inline]
     pub const fn to_bits(self) -> u64 {
-        ((self.generation.get() as u64) << 32) | self.index as u64
+        self.bits.get()
     }
 
     /// Unpacks a handle made by [`Entity::to_bits`]. Returns `None` when the
@@ -108,18 +124,23 @@ impl Entity {
     /// ```
     #[inline]
     pub const fn from_bits(bits: u64) -> Option<Entity> {
-        match NonZeroU32::new((bits >> 32) as u32) {
-            Some(generation) => Some(Entity {
-                index: bits as u32,
-                generation,
-            }),
+        if bits >> 32 == 0 {
+            return None;
+        }
+        match NonZeroU64::new(bits) {
+            Some(bits) => Some(Entity { bits }),
             None => None,
         }
     }
 
     #[inline]
     pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Entity {
-        Entity { index, generation }
+        let bits = ((generation.get() as u64) << 32) | index as u64;
+        match NonZeroU64::new(bits) {
+            Some(bits) => Entity { bits },
+            // The generation half is not 0.
+            None => unreachable!(),
+        }
     }
 
     /// `true` for a handle reserved by [`Commands::spawn`](crate::Commands::spawn)
@@ -141,7 +162,7 @@ impl Entity {
     /// ```
     #[inline]
     pub const fn is_reserved(self) -> bool {
-        self.index & RESERVED_BIT != 0
+        self.index() & RESERVED_BIT != 0
     }
 
     /// The reserved handle for the `ordinal`-th spawn of the command buffer
@@ -161,7 +182,7 @@ impl Entity {
     #[inline]
     pub(crate) fn reserved_parts(self) -> Option<(u32, u32)> {
         self.is_reserved()
-            .then(|| (self.index & !RESERVED_BIT, self.generation.get() - 1))
+            .then(|| (self.index() & !RESERVED_BIT, self.generation() - 1))
     }
 }
 
@@ -172,7 +193,7 @@ impl fmt::Debug for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.reserved_parts() {
             Some((buffer, ordinal)) => write!(f, "reserved#{ordinal}@{buffer}"),
-            None => write!(f, "{}v{}", self.index, self.generation),
+            None => write!(f, "{}v{}", self.index(), self.generation()),
         }
     }
 }
@@ -312,8 +333,8 @@ impl EntityAllocator {
     /// ```
     #[inline]
     pub fn is_alive(&self, entity: Entity) -> bool {
-        match self.slots.get(entity.index as usize) {
-            Some(slot) => slot.alive && slot.generation == entity.generation,
+        match self.slots.get(entity.index() as usize) {
+            Some(slot) => slot.alive && slot.generation.get() == entity.generation(),
             None => false,
         }
     }
@@ -378,13 +399,13 @@ impl EntityAllocator {
         if !self.is_alive(entity) {
             return false;
         }
-        let slot = &mut self.slots[entity.index as usize];
+        let slot = &mut self.slots[entity.index() as usize];
         slot.alive = false;
         self.alive -= 1;
         match slot.generation.checked_add(1) {
             Some(next) => {
                 slot.generation = next;
-                self.free.push(entity.index);
+                self.free.push(entity.index());
             }
             None => self.retired += 1,
         }
