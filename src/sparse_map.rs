@@ -5,8 +5,6 @@
 //! each slot). Lookups are two array reads and a generation check; iteration
 //! is a walk over packed arrays; removal is swap-remove.
 
-use alloc::boxed::Box;
-use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -24,19 +22,36 @@ const EMPTY: u32 = u32::MAX;
 
 /// Paged sparse index: entity index → dense index, or [`EMPTY`].
 ///
-/// A page is allocated the first time an index in it is set, and the page
-/// table only spans the pages in use (`pages[i]` is page `first + i`), so a
+/// A page is made the first time an index in it is set. The pages live side
+/// by side in one array (`arena`), in the order they were made, and a table
+/// says where each one is: `table[i]` is the place in `arena` of page
+/// `first + i`, or [`NO_PAGE`]. The table spans only the pages in use, so a
 /// storage whose only entity has index 1,000,000 holds one page and a
-/// one-entry table.
+/// one-entry table; and however scattered the indices, the pages stay in one
+/// block of memory.
 #[derive(Clone, Default)]
 struct Pages {
-    pages: Vec<Option<Box<[u32; PAGE_LEN]>>>,
-    /// The page number of `pages[0]`.
+    table: Vec<u32>,
+    arena: Vec<[u32; PAGE_LEN]>,
+    /// The page number of `table[0]`.
     first: usize,
 }
 
+/// A table entry for a page not made yet. Never a place in `arena`, so
+/// looking it up finds nothing.
+const NO_PAGE: u32 = u32::MAX;
+
 impl Pages {
-    /// The position of `index`'s page in `pages` (wrapping past the end
+    /// An index without pages.
+    const fn new() -> Self {
+        Pages {
+            table: Vec::new(),
+            arena: Vec::new(),
+            first: 0,
+        }
+    }
+
+    /// The position of `index`'s page in `table` (wrapping past the end
     /// for pages before `first`), and its offset in the page.
     #[inline]
     fn locate(&self, index: u32) -> (usize, usize) {
@@ -50,9 +65,12 @@ impl Pages {
     #[inline]
     fn get(&self, index: u32) -> u32 {
         let (page, offset) = self.locate(index);
-        match self.pages.get(page) {
-            Some(Some(page)) => page[offset],
-            _ => EMPTY,
+        match self.table.get(page) {
+            Some(&place) => match self.arena.get(place as usize) {
+                Some(page) => page[offset],
+                None => EMPTY,
+            },
+            None => EMPTY,
         }
     }
 
@@ -60,13 +78,11 @@ impl Pages {
     #[inline]
     fn entry_mut(&mut self, index: u32) -> Option<&mut u32> {
         let (page, offset) = self.locate(index);
-        match self.pages.get_mut(page) {
-            Some(Some(page)) => Some(&mut page[offset]),
-            _ => None,
-        }
+        let &place = self.table.get(page)?;
+        Some(&mut self.arena.get_mut(place as usize)?[offset])
     }
 
-    /// Stores `dense` for `index`, allocating its page on first touch.
+    /// Stores `dense` for `index`, making its page on first touch.
     #[inline]
     fn set(&mut self, index: u32, dense: u32) {
         match self.entry_mut(index) {
@@ -102,31 +118,42 @@ impl Pages {
         self.page_mut(index)[index as usize & (PAGE_LEN - 1)] = dense;
     }
 
+    /// Makes room for the pages of `entities` more entities with
+    /// consecutive indices (a guess for `with_capacity`).
+    fn reserve(&mut self, entities: usize) {
+        let pages = entities.div_ceil(PAGE_LEN);
+        self.table.reserve_exact(pages);
+        self.arena.reserve_exact(pages);
+    }
+
     /// The page holding `index`'s entry, made (and the table grown) if
     /// missing.
     fn page_mut(&mut self, index: u32) -> &mut [u32; PAGE_LEN] {
         let page = (index >> PAGE_BITS) as usize;
-        if self.pages.is_empty() {
+        if self.table.is_empty() {
             self.first = page;
-            // A storage with one page holds a one-pointer table.
-            self.pages.reserve_exact(1);
+            // A storage with one page holds a one-entry table.
+            self.table.reserve_exact(1);
         } else if page < self.first {
             // Grow the table at the front.
             let extra = self.first - page;
-            self.pages
-                .splice(0..0, core::iter::repeat_with(|| None).take(extra));
+            self.table
+                .splice(0..0, core::iter::repeat(NO_PAGE).take(extra));
             self.first = page;
         }
         let slot = page - self.first;
-        if self.pages.len() <= slot {
-            self.pages.resize_with(slot + 1, || None);
+        if self.table.len() <= slot {
+            self.table.resize(slot + 1, NO_PAGE);
         }
-        self.pages[slot].get_or_insert_with(|| {
-            vec![EMPTY; PAGE_LEN]
-                .into_boxed_slice()
-                .try_into()
-                .expect("a Vec of PAGE_LEN entries converts to a page")
-        })
+        if self.table[slot] == NO_PAGE {
+            if self.arena.capacity() == 0 {
+                self.arena.reserve_exact(1);
+            }
+            self.table[slot] = self.arena.len() as u32;
+            self.arena.push([EMPTY; PAGE_LEN]);
+        }
+        let place = self.table[slot] as usize;
+        &mut self.arena[place]
     }
 
     /// Clears the entry for `index`, if its page exists.
@@ -138,7 +165,7 @@ impl Pages {
     }
 
     fn allocated_pages(&self) -> usize {
-        self.pages.iter().filter(|page| page.is_some()).count()
+        self.arena.len()
     }
 }
 
@@ -158,10 +185,7 @@ struct SparseSet<T> {
 impl<T> SparseSet<T> {
     const fn new() -> Self {
         SparseSet {
-            sparse: Pages {
-                pages: Vec::new(),
-                first: 0,
-            },
+            sparse: Pages::new(),
             dense: Vec::new(),
             data: Vec::new(),
         }
@@ -169,7 +193,11 @@ impl<T> SparseSet<T> {
 
     fn with_capacity(capacity: usize) -> Self {
         SparseSet {
-            sparse: Pages::default(),
+            sparse: {
+                let mut pages = Pages::new();
+                pages.reserve(capacity);
+                pages
+            },
             dense: Vec::with_capacity(capacity),
             data: Vec::with_capacity(capacity),
         }
@@ -343,7 +371,7 @@ impl<T> SparseSet<T> {
             );
         }
         let mut set_entries = 0;
-        for page in self.sparse.pages.iter().flatten() {
+        for page in &self.sparse.arena {
             set_entries += page.iter().filter(|&&slot| slot != EMPTY).count();
         }
         assert_eq!(
@@ -1380,8 +1408,9 @@ mod tests {
         assert_eq!(map.sparse_pages(), 1);
         assert_eq!(map.get(far), Some(&7));
         // The page table spans only the pages in use.
-        assert_eq!(map.set.sparse.pages.len(), 1);
-        assert_eq!(map.set.sparse.pages.capacity(), 1);
+        assert_eq!(map.set.sparse.table.len(), 1);
+        assert_eq!(map.set.sparse.table.capacity(), 1);
+        assert_eq!(map.set.sparse.arena.capacity(), 1);
         // A storage of one value holds one dense entry.
         assert_eq!((map.set.dense.capacity(), map.set.data.capacity()), (1, 1));
         let near = Entity::from_bits(1 << 32).unwrap();
@@ -1389,7 +1418,7 @@ mod tests {
         map.insert(near, 1);
         assert_eq!(map.sparse_pages(), 2);
         // Growing at the front keeps every entry where it was.
-        assert_eq!(map.set.sparse.pages.len(), 1_000_000 / PAGE_LEN + 1);
+        assert_eq!(map.set.sparse.table.len(), 1_000_000 / PAGE_LEN + 1);
         assert_eq!(map.get(far), Some(&7));
         assert_eq!(map.get(near), Some(&1));
         let middle = Entity::from_bits(500_000 | (1 << 32)).unwrap();
