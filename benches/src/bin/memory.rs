@@ -497,13 +497,13 @@ fn memory_targets(typed: &MemoryRow) -> String {
     );
     out.push_str(
         "\nA stored component costs typed_ecs 12 bytes beyond itself: its entity in the dense \
-         array (8) and its sparse entry (4, in 16 KiB pages made on first use). Grown one spawn \
-         at a time, the dense arrays also keep the spare capacity of a doubling `Vec`: at \
-         100,000 values they hold 131,072, so 31% of the 8-byte entity and of the value itself \
-         is spare. That spare capacity is what the grown row adds (a plain `Vec<Position>` \
-         keeps the same 31%, the raw row's 3.7 B). One component on a far entity costs one \
-         page, one 8-byte pointer in the page table (which spans only the pages in use), and \
-         the dense entry.\n",
+         array (8) and its sparse entry (4, in 16 KiB pages made on first use and kept side by \
+         side in one array). Grown one spawn at a time, the arrays also keep the spare capacity \
+         of a doubling `Vec`: at 100,000 values the dense arrays hold 131,072, so 31% of the \
+         8-byte entity and of the value itself is spare, and the 25 pages sit in room for 32. \
+         That spare capacity is what the grown row adds (a plain `Vec<Position>` keeps the same \
+         31%: the raw row's 3.7 B). One component on a far entity costs one page, one 4-byte \
+         entry in the page table (which spans only the pages in use), and the dense entry.\n",
     );
     out
 }

@@ -299,7 +299,7 @@ const TARGETS: &[Target] = &[
         against: Against::BestPeer,
         at_most: 1.0,
         why_missed: "a lookup reads three cache lines: the sparse entry, the dense entity (to \
-            check its generation) and the value, after the page-table pointer. sparsey keeps \
+            check its generation) and the value, after the page-table entry. sparsey keeps \
             the generation in a flat, unpaged sparse array, so it reads two. Its flat array is \
             what the Memory section shows costing 8 MiB for one component on entity 1,000,000; \
             keeping typed_ecs's paged index and 12 bytes per stored component costs this \
