@@ -86,18 +86,15 @@ pub(crate) fn apply_additions<W: Contains<C>, C>(
             .resolve(entity)
             .filter(|&real| world.is_alive(real))
         {
-            Some(real) if world.sparse_map().contains(real) => {
-                report.reject(
+            Some(real) => match world.sparse_map_mut().insert_new(real, value) {
+                Ok(()) => world.__groups_entered::<(C,)>(real),
+                Err(_already_present) => report.reject(
                     entity,
                     CommandKind::Add,
                     component,
                     RejectReason::AlreadyPresent,
-                );
-            }
-            Some(real) => {
-                world.sparse_map_mut().insert(real, value);
-                world.__groups_entered::<(C,)>(real);
-            }
+                ),
+            },
             None => report.reject(
                 entity,
                 CommandKind::Add,

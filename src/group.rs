@@ -292,6 +292,10 @@ pub trait Group<W: World> {
     #[doc(hidden)]
     fn __append(world: &mut W, count: usize) -> bool;
 
+    /// Writes the group's length into each of its storages' marks.
+    #[doc(hidden)]
+    fn __set_len(world: &mut W, len: usize);
+
     /// Checks the group's invariant, if its storages agree. For tests.
     #[doc(hidden)]
     fn __assert_invariants(world: &W);
@@ -382,7 +386,7 @@ macro_rules! impl_group {
                 let at_end = <W as Contains<$first>>::sparse_map(world).entities().get(len) == Some(&entity)
                     $(&& <W as Contains<$rest>>::sparse_map(world).entities().get(len) == Some(&entity))+;
                 if at_end {
-                    <Self as SetLen<W>>::set_len(world, len as u32 + 1);
+                    Self::__set_len(world, len + 1);
                     return;
                 }
                 let Some($first) = <W as Contains<$first>>::sparse_map(world).index_of(entity) else {
@@ -398,7 +402,7 @@ macro_rules! impl_group {
                 )+
                 <W as Contains<$first>>::sparse_map_mut(world).swap_slots($first, len);
                 $(<W as Contains<$rest>>::sparse_map_mut(world).swap_slots($rest, len);)+
-                <Self as SetLen<W>>::set_len(world, len as u32 + 1);
+                Self::__set_len(world, len + 1);
             }
 
             #[inline]
@@ -420,7 +424,7 @@ macro_rules! impl_group {
                     debug_assert_eq!(<W as Contains<$rest>>::sparse_map(world).entities()[slot], entity);
                     <W as Contains<$rest>>::sparse_map_mut(world).swap_slots(slot, last);
                 )+
-                <Self as SetLen<W>>::set_len(world, last as u32);
+                Self::__set_len(world, last);
             }
 
             #[inline]
@@ -432,9 +436,15 @@ macro_rules! impl_group {
                 let whole = <W as Contains<$first>>::sparse_map(world).len() == after
                     $(&& <W as Contains<$rest>>::sparse_map(world).len() == after)+;
                 if whole {
-                    <Self as SetLen<W>>::set_len(world, after as u32);
+                    Self::__set_len(world, after);
                 }
                 whole
+            }
+
+            #[inline]
+            fn __set_len(world: &mut W, len: usize) {
+                <W as Contains<$first>>::sparse_map_mut(world).set_group_len(len);
+                $(<W as Contains<$rest>>::sparse_map_mut(world).set_group_len(len);)+
             }
 
             fn __assert_invariants(world: &W) {
@@ -456,35 +466,6 @@ macro_rules! impl_group {
         }
     };
 }
-
-/// Writes a group's length into each of its storages' marks.
-trait SetLen<W> {
-    fn set_len(world: &mut W, len: u32);
-}
-
-macro_rules! impl_set_len {
-    ($($c:ident),+) => {
-        impl<W: World $(+ Contains<$c>)+, $($c),+> SetLen<W> for ($($c,)+) {
-            #[inline]
-            fn set_len(world: &mut W, len: u32) {
-                $({
-                    let storage = <W as Contains<$c>>::sparse_map_mut(world);
-                    let mut mark = storage.group_mark();
-                    mark.len = len;
-                    storage.set_group_mark(mark);
-                })+
-            }
-        }
-    };
-}
-
-impl_set_len!(A, B);
-impl_set_len!(A, B, C);
-impl_set_len!(A, B, C, D);
-impl_set_len!(A, B, C, D, E);
-impl_set_len!(A, B, C, D, E, F);
-impl_set_len!(A, B, C, D, E, F, G);
-impl_set_len!(A, B, C, D, E, F, G, H);
 
 impl_group!(2; A, B = 1);
 impl_group!(3; A, B = 1, C = 2);

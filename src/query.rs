@@ -238,15 +238,12 @@ pub trait Fetch<'w>: Copy {
     #[doc(hidden)]
     fn __probe(&self, probe: &mut GroupProbe);
 
-    /// The first `len` rows of each storage, for a dense walk; `None` if an
-    /// element cannot walk densely or a storage is shorter.
+    /// The first `len` rows of each storage, for a dense walk. Only called
+    /// with a `len` that [`__probe`](Self::__probe) found packed in every
+    /// storage, or with 0 (no rows: what an iterator holds when it looks
+    /// entities up instead).
     #[doc(hidden)]
-    fn __dense(&self, len: usize) -> Option<Self::__Dense>;
-
-    /// Rows of no entity at all: what an iterator holds when it does not
-    /// walk densely.
-    #[doc(hidden)]
-    fn __no_rows(&self) -> Self::__Dense;
+    fn __dense(&self, len: usize) -> Self::__Dense;
 }
 
 impl<'w, C> Fetch<'w> for &'w SparseMap<C> {
@@ -278,14 +275,9 @@ impl<'w, C> Fetch<'w> for &'w SparseMap<C> {
     }
 
     #[inline]
-    fn __dense(&self, len: usize) -> Option<&'w [C]> {
+    fn __dense(&self, len: usize) -> &'w [C] {
         let storage: &'w SparseMap<C> = self;
-        storage.values().get(..len)
-    }
-
-    #[inline]
-    fn __no_rows(&self) -> &'w [C] {
-        &[]
+        &storage.values()[..len]
     }
 }
 
@@ -315,13 +307,8 @@ impl<'w, F: Fetch<'w>> Fetch<'w> for Maybe<F> {
     }
 
     #[inline]
-    fn __dense(&self, _len: usize) -> Option<Self::__Dense> {
-        None
-    }
-
-    #[inline]
-    fn __no_rows(&self) -> Self::__Dense {
-        MaybeRows(self.0.__no_rows())
+    fn __dense(&self, len: usize) -> Self::__Dense {
+        MaybeRows(self.0.__dense(len))
     }
 }
 
@@ -346,14 +333,9 @@ impl<'w, C> Fetch<'w> for With<&'w SparseMap<C>> {
     }
 
     #[inline]
-    fn __dense(&self, len: usize) -> Option<Units<'w>> {
+    fn __dense(&self, len: usize) -> Units<'w> {
         let storage: &'w SparseMap<C> = self.0;
-        storage.entities().get(..len).map(Units)
-    }
-
-    #[inline]
-    fn __no_rows(&self) -> Units<'w> {
-        Units(&[])
+        Units(&storage.entities()[..len])
     }
 }
 
@@ -378,12 +360,7 @@ impl<'w, C> Fetch<'w> for Without<&'w SparseMap<C>> {
     }
 
     #[inline]
-    fn __dense(&self, _len: usize) -> Option<NoRows> {
-        None
-    }
-
-    #[inline]
-    fn __no_rows(&self) -> NoRows {
+    fn __dense(&self, _len: usize) -> NoRows {
         NoRows
     }
 }
@@ -508,14 +485,22 @@ pub struct QueryIter<'w, F: Fetch<'w>> {
 /// A group's entities zipped with its rows.
 type DenseIter<'w, D> = Zip<Copied<slice::Iter<'w, Entity>>, <D as IntoIterator>::IntoIter>;
 
-/// The entities and rows of an owning group that `fetch` covers exactly.
+/// The entities of the packed slots a fetch walks densely (exactly one
+/// owning group's leading slots, or the whole of its one storage), given
+/// what its `__probe` reported and its driver; `None` if it looks entities
+/// up instead.
+#[inline]
+pub(crate) fn packed<'w>(probe: &GroupProbe, driver: Option<&'w [Entity]>) -> Option<&'w [Entity]> {
+    driver?.get(..probe.cover()?)
+}
+
+/// The packed entities and rows of `fetch`, if it walks densely.
 #[inline]
 fn dense_of<'w, F: Fetch<'w>>(fetch: &F) -> Option<DenseIter<'w, F::__Dense>> {
     let mut probe = GroupProbe::default();
     fetch.__probe(&mut probe);
-    let len = probe.cover()?;
-    let entities = fetch.driver()?.get(..len)?;
-    Some(entities.iter().copied().zip(fetch.__dense(len)?))
+    let entities = packed(&probe, fetch.driver())?;
+    Some(entities.iter().copied().zip(fetch.__dense(entities.len())))
 }
 
 impl<'w, F: Fetch<'w>> QueryIter<'w, F> {
@@ -535,7 +520,7 @@ impl<'w, F: Fetch<'w>> QueryIter<'w, F> {
             None => QueryIter {
                 entities: fetch.driver().unwrap_or(&[]).iter().enumerate(),
                 dense: false,
-                rows: [].iter().copied().zip(fetch.__no_rows()),
+                rows: [].iter().copied().zip(fetch.__dense(0)),
                 fetch,
             },
         }
@@ -705,7 +690,7 @@ impl<'w, C: 'static> FetchMut<'w> for &'w SparseMap<C> {
 
     #[inline]
     fn __into_dense(self, len: usize) -> &'w [C] {
-        &self.values()[..len]
+        Fetch::__dense(&self, len)
     }
 
     #[inline]
@@ -844,7 +829,7 @@ impl<'w, C: 'static> FetchMut<'w> for With<&'w SparseMap<C>> {
 
     #[inline]
     fn __into_dense(self, len: usize) -> Units<'w> {
-        Units(&self.0.entities()[..len])
+        Fetch::__dense(&self, len)
     }
 
     #[inline]
@@ -1249,17 +1234,10 @@ macro_rules! impl_tuples {
             }
 
             #[inline]
-            fn __dense(&self, len: usize) -> Option<Self::__Dense> {
+            fn __dense(&self, len: usize) -> Self::__Dense {
                 #[allow(non_snake_case)]
                 let ($($q,)+) = self;
-                Some(Rows(($($q.__dense(len)?,)+)))
-            }
-
-            #[inline]
-            fn __no_rows(&self) -> Self::__Dense {
-                #[allow(non_snake_case)]
-                let ($($q,)+) = self;
-                Rows(($($q.__no_rows(),)+))
+                Rows(($($q.__dense(len),)+))
             }
         }
 
@@ -1479,15 +1457,14 @@ impl<'w, F: FetchMut<'w>> Join<'w, F> {
     pub fn for_each(mut self, mut f: impl FnMut(Entity, F::Item<'_>)) {
         let mut probe = GroupProbe::default();
         self.fetch.__probe(&mut probe);
-        if let Some(len) = probe.cover() {
-            // Exactly one owning group's storages: walk their first `len`
-            // slots side by side.
-            if let Some(entities) = self.fetch.driver().and_then(|driver| driver.get(..len)) {
-                for (&entity, items) in entities.iter().zip(self.fetch.__into_dense(len)) {
-                    f(entity, items);
-                }
-                return;
+        if let Some(entities) = packed(&probe, self.fetch.driver()) {
+            // Exactly one owning group's storages (or one storage): walk
+            // their packed slots side by side.
+            let rows = self.fetch.__into_dense(entities.len());
+            for (&entity, items) in entities.iter().zip(rows) {
+                f(entity, items);
             }
+            return;
         }
         let driver = self.fetch.driver().unwrap_or(&[]);
         for (slot, &entity) in driver.iter().enumerate() {
@@ -1631,26 +1608,23 @@ macro_rules! impl_join_iter {
                 let mut probe = GroupProbe::default();
                 probe.required(view.group_mark(), view.len());
                 rest.__probe(&mut probe);
+                let driver = view.entities();
                 let (entities, values) = view.into_slices();
-                if let Some(len) = probe.cover() {
-                    if len <= entities.len() && len <= values.len() {
-                        if let Some(rows) = rest.__dense(len) {
-                            let (entities, values) = (&entities[..len], &mut values[..len]);
-                            return JoinIter {
-                                entities: [].iter().enumerate(),
-                                values: [].iter_mut(),
-                                dense: true,
-                                rows: entities.iter().copied().zip(values.iter_mut()).zip(rows),
-                                rest,
-                            };
-                        }
-                    }
+                if let Some(packed) = packed(&probe, Some(driver)) {
+                    let len = packed.len();
+                    return JoinIter {
+                        entities: [].iter().enumerate(),
+                        values: [].iter_mut(),
+                        dense: true,
+                        rows: packed.iter().copied().zip(values[..len].iter_mut()).zip(rest.__dense(len)),
+                        rest,
+                    };
                 }
                 JoinIter {
                     entities: entities.iter().enumerate(),
                     values: values.iter_mut(),
                     dense: false,
-                    rows: [].iter().copied().zip([].iter_mut()).zip(rest.__no_rows()),
+                    rows: [].iter().copied().zip([].iter_mut()).zip(rest.__dense(0)),
                     rest,
                 }
             }

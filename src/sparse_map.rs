@@ -858,11 +858,11 @@ impl<T> SparseMap<T> {
     /// Applies the queued removals. Each value is dropped only after the
     /// storage is consistent again.
     pub(crate) fn apply_removals(&mut self) {
-        let mut pending = core::mem::replace(&mut self.pending_removes, SparseSet::new());
-        for (entity, ()) in pending.drain() {
+        let mut pending = self.take_pending_removes();
+        for entity in pending.drain() {
             drop(self.remove(entity));
         }
-        self.pending_removes = pending;
+        self.restore_pending_removes(pending);
     }
 
     /// Applies the queued additions. An entity that gained the component
@@ -898,7 +898,7 @@ impl<T> SparseMap<T> {
         self.pending_removes.take();
         // Every storage of the world is emptied together, so a group stays
         // consistent: its prefix is empty in each of them.
-        self.group.0.len = 0;
+        self.set_group_len(0);
         (self.set.take(), self.pending_adds.take())
     }
 
@@ -914,6 +914,12 @@ impl<T> SparseMap<T> {
     #[inline]
     pub(crate) fn set_group_mark(&mut self, mark: GroupMark) {
         self.group.0 = mark;
+    }
+
+    /// Sets the length of this storage's owning group.
+    #[inline]
+    pub(crate) fn set_group_len(&mut self, len: usize) {
+        self.group.0.len = len as u32;
     }
 
     /// Swaps the values (and entities) in dense slots `a` and `b`.

@@ -14,7 +14,7 @@
 //! optional one, cannot be split by slots without two threads reaching one
 //! value: it runs on the calling thread, as [`Join::for_each`] would.
 
-use super::{DenseSplit, FetchMut, Join};
+use super::{packed, DenseSplit, FetchMut, Join};
 use crate::group::GroupProbe;
 use crate::Entity;
 
@@ -65,11 +65,10 @@ impl<'w, F: FetchMut<'w> + Send> Join<'w, F> {
     {
         let mut probe = GroupProbe::default();
         self.fetch.__probe(&mut probe);
-        if let Some(len) = probe.cover() {
-            if let Some(entities) = self.fetch.driver().and_then(|driver| driver.get(..len)) {
-                par_rows(entities, self.fetch.__into_dense(len), piece_len(len), &f);
-                return;
-            }
+        if let Some(entities) = packed(&probe, self.fetch.driver()) {
+            let len = entities.len();
+            par_rows(entities, self.fetch.__into_dense(len), piece_len(len), &f);
+            return;
         }
         match self.fetch.__par_role().driver() {
             Some(driver) => par_sparse(self.fetch, driver, piece_len(driver.len()), &f),
