@@ -155,17 +155,31 @@ macro_rules! __world_derives {
     (@list [Deserialize $(, $($rest:tt)*)?] @keep $keep:tt @serde [$($serde:tt)*] @then $then:tt) => {
         $crate::__world_derives! { @list [$($($rest)*)?] @keep $keep @serde [$($serde)* de(Deserialize)] @then $then }
     };
-    (@list [$(::)? serde::Serialize $(, $($rest:tt)*)?] @keep $keep:tt @serde [$($serde:tt)*] @then $then:tt) => {
+    (@list [serde::Serialize $(, $($rest:tt)*)?] @keep $keep:tt @serde [$($serde:tt)*] @then $then:tt) => {
         $crate::__world_derives! {
-            @list [$($($rest)*)?] @keep $keep @serde [$($serde)* ser($crate::__private::serde::Serialize)] @then $then
+            @list [$($($rest)*)?] @keep $keep @serde [$($serde)* ser(serde::Serialize)] @then $then
         }
     };
-    (@list [$(::)? serde::Deserialize $(, $($rest:tt)*)?] @keep $keep:tt @serde [$($serde:tt)*] @then $then:tt) => {
+    (@list [serde::Deserialize $(, $($rest:tt)*)?] @keep $keep:tt @serde [$($serde:tt)*] @then $then:tt) => {
         $crate::__world_derives! {
-            @list [$($($rest)*)?] @keep $keep @serde [$($serde)* de($crate::__private::serde::Deserialize)] @then $then
+            @list [$($($rest)*)?] @keep $keep @serde [$($serde)* de(serde::Deserialize)] @then $then
         }
     };
-    (@list [$(::)? $($path:ident)::+ $(, $($rest:tt)*)?] @keep [$($keep:tt)*] @serde $serde:tt @then $then:tt) => {
+    (@list [::serde::Serialize $(, $($rest:tt)*)?] @keep $keep:tt @serde [$($serde:tt)*] @then $then:tt) => {
+        $crate::__world_derives! {
+            @list [$($($rest)*)?] @keep $keep @serde [$($serde)* ser(::serde::Serialize)] @then $then
+        }
+    };
+    (@list [::serde::Deserialize $(, $($rest:tt)*)?] @keep $keep:tt @serde [$($serde:tt)*] @then $then:tt) => {
+        $crate::__world_derives! {
+            @list [$($($rest)*)?] @keep $keep @serde [$($serde)* de(::serde::Deserialize)] @then $then
+        }
+    };
+    // Any other derive is kept exactly as written, leading `::` included.
+    (@list [:: $($path:ident)::+ $(, $($rest:tt)*)?] @keep [$($keep:tt)*] @serde $serde:tt @then $then:tt) => {
+        $crate::__world_derives! { @list [$($($rest)*)?] @keep [$($keep)* :: $($path)::+,] @serde $serde @then $then }
+    };
+    (@list [$($path:ident)::+ $(, $($rest:tt)*)?] @keep [$($keep:tt)*] @serde $serde:tt @then $then:tt) => {
         $crate::__world_derives! { @list [$($($rest)*)?] @keep [$($keep)* $($path)::+,] @serde $serde @then $then }
     };
 }
