@@ -55,22 +55,24 @@
 //!
 //! # When a group is rebuilt
 //!
-//! The world only trusts a group whose storages agree on a *stamp*, unique to
-//! one packing of one group in the whole program. Things done behind the
-//! world's back make the storages disagree, and the group is then not used
-//! (queries look entities up instead) until the world's next change or
-//! `query_mut`, which rebuilds it in one O(n) pass:
+//! The world only trusts a group whose storages are all in step with its
+//! allocator (see [`SparseMap`](crate::SparseMap), "Storages moved between
+//! worlds") and agree on a *stamp*, unique to one packing of one group in
+//! the program. Things done behind the world's back break one or the
+//! other, and the group is then not used (queries look entities up instead)
+//! until the world's next change to a grouped component, or `query_mut`,
+//! which rebuilds it in one O(n) pass after bringing its storages in step:
 //!
 //! * removing a grouped entity straight from a storage
 //!   ([`SparseMap::remove`](crate::SparseMap::remove) on the public field);
 //! * cloning a world or a storage (a clone is not trusted until it is
 //!   rebuilt), or loading one with the `serde` feature (rebuilt on load);
-//! * putting another storage in a field (`std::mem::swap`, assignment).
+//! * putting another storage in a field (`std::mem::swap`, assignment,
+//!   `std::mem::take`), even a storage of another world whose group had
+//!   the same length.
 //!
 //! None of these can make a query return wrong results: they only cost the
 //! rebuild.
-
-use core::sync::atomic::Ordering;
 
 use crate::world::{Bundle, Contains};
 use crate::{Entity, World};
@@ -129,26 +131,6 @@ impl GroupSlot {
 impl Clone for GroupSlot {
     fn clone(&self) -> Self {
         GroupSlot::new()
-    }
-}
-
-/// A stamp no group has had before in this program (never 0).
-fn fresh_stamp() -> u64 {
-    #[cfg(target_has_atomic = "64")]
-    {
-        static NEXT: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    }
-    #[cfg(not(target_has_atomic = "64"))]
-    {
-        // Wraps after 2^32 rebuilds; 0 is skipped, as it means "no group".
-        static NEXT: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(1);
-        loop {
-            let stamp = NEXT.fetch_add(1, Ordering::Relaxed);
-            if stamp != 0 {
-                return u64::from(stamp);
-            }
-        }
     }
 }
 
@@ -296,9 +278,9 @@ pub trait Group<W: World> {
     #[doc(hidden)]
     fn __set_len(world: &mut W, len: usize);
 
-    /// Checks the group's invariant, if its storages agree. For tests.
+    /// Checks the group's invariant, if its storages are trusted.
     #[doc(hidden)]
-    fn __assert_invariants(world: &W);
+    fn __check(world: &W) -> Result<(), alloc::string::String>;
 }
 
 /// `true` if every element of `b` is in `a`. Evaluated at compile time.
@@ -337,19 +319,27 @@ macro_rules! impl_group {
 
             #[inline]
             fn __len(world: &W) -> Option<usize> {
-                let mark = <W as Contains<$first>>::sparse_map(world).group_mark();
+                // Trusted: every storage is in step with the world and
+                // carries a mark of one packing.
+                let synced = world.__entities().stamp();
+                let first = <W as Contains<$first>>::sparse_map(world);
+                let mark = first.group_mark();
                 let agree = mark.stamp != 0
                     && mark.size == $size
                     && mark.member == 0
+                    && first.is_synced(synced)
                     $(&& {
-                        let other = <W as Contains<$rest>>::sparse_map(world).group_mark();
-                        other.agrees_with(mark) && other.member == $member
+                        let other = <W as Contains<$rest>>::sparse_map(world);
+                        let other_mark = other.group_mark();
+                        other_mark.agrees_with(mark) && other_mark.member == $member && other.is_synced(synced)
                     })+;
                 agree.then_some(mark.len as usize)
             }
 
             fn __rebuild(world: &mut W) -> usize {
-                let stamp = fresh_stamp();
+                crate::world::sync::<W, $first>(world);
+                $(crate::world::sync::<W, $rest>(world);)+
+                let stamp = crate::unique::next();
                 let mut len = 0;
                 let count = <W as Contains<$first>>::sparse_map(world).len();
                 for slot in 0..count {
@@ -447,21 +437,32 @@ macro_rules! impl_group {
                 $(<W as Contains<$rest>>::sparse_map_mut(world).set_group_len(len);)+
             }
 
-            fn __assert_invariants(world: &W) {
+            fn __check(world: &W) -> Result<(), alloc::string::String> {
                 let Some(len) = Self::__len(world) else {
-                    return;
+                    return Ok(());
                 };
                 let first = <W as Contains<$first>>::sparse_map(world).entities();
-                assert!(len <= first.len(), "group: longer than its first storage");
+                if len > first.len() {
+                    return Err("a group is longer than its first storage".into());
+                }
                 $(
                     let $rest = <W as Contains<$rest>>::sparse_map(world).entities();
-                    assert!(len <= $rest.len(), "group: longer than one of its storages");
-                    assert_eq!(&first[..len], &$rest[..len], "group: storages disagree on the grouped entities");
+                    if len > $rest.len() {
+                        return Err("a group is longer than one of its storages".into());
+                    }
+                    if first[..len] != $rest[..len] {
+                        return Err("a group's storages disagree on the grouped entities".into());
+                    }
                 )+
                 for &entity in &first[len..] {
                     let complete = true $(&& <W as Contains<$rest>>::sparse_map(world).contains(entity))+;
-                    assert!(!complete, "group: {entity:?} has every grouped component but is not grouped");
+                    if complete {
+                        return Err(alloc::format!(
+                            "{entity:?} has every component of a group but is not grouped"
+                        ));
+                    }
                 }
+                Ok(())
             }
         }
     };

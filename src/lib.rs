@@ -126,6 +126,7 @@ pub mod schedule;
 #[cfg(feature = "serde")]
 mod serde_impls;
 pub mod sparse_map;
+mod unique;
 mod world;
 
 pub use crate::commands::{ApplyReport, Commands};
@@ -166,7 +167,7 @@ pub mod __private {
 
     use alloc::vec::Vec;
 
-    use crate::{Entity, SparseMap};
+    use crate::{Entity, EntityAllocator, SparseMap};
 
     /// One storage's part of a despawned entity: its value and queued add.
     pub type Purged<T> = (Option<T>, Option<T>);
@@ -202,10 +203,49 @@ pub mod __private {
         true
     }
 
-    /// Detaches `entity`'s value and queued add, to be dropped later.
+    /// Detaches `entity`'s value and queued add, to be dropped later, and
+    /// stamps `map` with what `entities` will be once `entity` is freed.
     #[inline]
-    pub fn purge<T>(map: &mut SparseMap<T>, entity: Entity) -> Purged<T> {
-        map.purge(entity)
+    pub fn purge<T>(
+        entities: &EntityAllocator,
+        map: &mut SparseMap<T>,
+        entity: Entity,
+    ) -> Purged<T> {
+        let purged = map.purge(entity);
+        // A storage in step stays in step; one that is not stays behind, to
+        // be brought in step when the world next uses it.
+        if map.is_synced(entities.stamp()) {
+            map.set_synced(entities.next_stamp());
+        }
+        purged
+    }
+
+    /// `true` if `map` is not in step with `entities`.
+    #[inline]
+    pub fn stale<T>(entities: &EntityAllocator, map: &SparseMap<T>) -> bool {
+        !map.is_synced(entities.stamp())
+    }
+
+    /// Brings `map` in step with `entities` (see `SparseMap`, "Storages
+    /// moved between worlds"): one comparison when it already is.
+    #[inline]
+    pub fn sync<T>(entities: &EntityAllocator, map: &mut SparseMap<T>) {
+        if !map.is_synced(entities.stamp()) {
+            let dead = map.dead_entries(|entity| entities.is_alive(entity));
+            drop(map.resync(&dead, entities.stamp()));
+        }
+    }
+
+    /// An empty storage in step with `entities`, with room for `capacity` values.
+    #[inline]
+    pub fn new_storage<T>(entities: &EntityAllocator, capacity: usize) -> SparseMap<T> {
+        let mut map = if capacity == 0 {
+            SparseMap::new()
+        } else {
+            SparseMap::with_capacity(capacity)
+        };
+        map.set_synced(entities.stamp());
+        map
     }
 
     /// Applies the queued removals of `C`, keeping groups packed.
@@ -221,11 +261,11 @@ pub mod __private {
     }
 
     pub use crate::group::{hook as group_hook, Hook as GroupHook};
-    pub use crate::world::all_distinct;
+    pub use crate::world::{all_distinct, check_storage};
 
     /// A new allocator, for `W::new()`.
     #[inline]
-    pub const fn new_allocator() -> crate::EntityAllocator {
+    pub fn new_allocator() -> crate::EntityAllocator {
         crate::EntityAllocator::new()
     }
 
@@ -249,7 +289,8 @@ pub mod __private {
 
     #[cfg(feature = "serde")]
     pub use crate::serde_impls::{
-        check_storage, deserialize_world, read_next, read_once, required, WorldFields,
+        deserialize_world, finish_world, live_storage, loaded_storage, read_next, read_once,
+        required, WorldFields,
     };
     #[cfg(feature = "serde")]
     pub use ::serde;
@@ -276,10 +317,13 @@ pub mod __private {
         crate::commands::apply_additions::<W, C>(world, queues, resolver, report);
     }
 
-    /// Empties `map` and its queues, returning the values to be dropped later.
+    /// Empties `map` and its queues, returning the values to be dropped
+    /// later, and stamps it with what `entities` will be once cleared.
     #[inline]
-    pub fn take_all<T>(map: &mut SparseMap<T>) -> Taken<T> {
-        map.take_all()
+    pub fn take_all<T>(entities: &EntityAllocator, map: &mut SparseMap<T>) -> Taken<T> {
+        let taken = map.take_all();
+        map.set_synced(entities.next_stamp());
+        taken
     }
 }
 

@@ -228,9 +228,10 @@ macro_rules! __world_declare {
                 #[must_use]
                 #[inline]
                 $vis fn new() -> Self {
+                    let entities = $crate::__private::new_allocator();
                     let mut world = Self {
-                        entities: $crate::__private::new_allocator(),
-                        $($field: $crate::SparseMap::new(),)+
+                        $($field: $crate::__private::new_storage(&entities, 0),)+
+                        entities,
                     };
                     $crate::World::__groups_refresh(&mut world);
                     world
@@ -240,9 +241,10 @@ macro_rules! __world_declare {
                 /// `capacity` values in every component storage.
                 #[must_use]
                 $vis fn with_capacity(capacity: usize) -> Self {
+                    let entities = $crate::__private::allocator_with_capacity(capacity);
                     let mut world = Self {
-                        entities: $crate::__private::allocator_with_capacity(capacity),
-                        $($field: $crate::SparseMap::with_capacity(capacity),)+
+                        $($field: $crate::__private::new_storage(&entities, capacity),)+
+                        entities,
                     };
                     $crate::World::__groups_refresh(&mut world);
                     world
@@ -299,7 +301,20 @@ macro_rules! __world_declare {
                 }
                 #[inline]
                 fn __purge(&mut self, entity: $crate::Entity) -> Self::__Purged {
-                    ($($crate::__private::purge(&mut self.$field, entity),)+)
+                    ($($crate::__private::purge(&self.entities, &mut self.$field, entity),)+)
+                }
+                #[inline]
+                fn __sync_all(&mut self) {
+                    // One branch for all storages (`|`, not `||`); the work,
+                    // needed only after storages were moved, out of line.
+                    #[cold]
+                    #[inline(never)]
+                    fn resync(world: &mut $name) {
+                        $($crate::__private::sync(&world.entities, &mut world.$field);)+
+                    }
+                    if false $(| $crate::__private::stale(&self.entities, &self.$field))+ {
+                        resync(self);
+                    }
                 }
                 fn __apply_removals(&mut self) {
                     $($crate::__private::apply_removals::<Self, $ty>(self);)+
@@ -308,7 +323,7 @@ macro_rules! __world_declare {
                     $($crate::__private::apply_additions::<Self, $ty>(self);)+
                 }
                 fn __take_all(&mut self) -> Self::__Taken {
-                    ($($crate::__private::take_all(&mut self.$field),)+)
+                    ($($crate::__private::take_all(&self.entities, &mut self.$field),)+)
                 }
                 #[inline]
                 fn __parts(&mut self) -> __Parts<'_> {
@@ -327,12 +342,13 @@ macro_rules! __world_declare {
                 }
                 fn __check_storages(
                     &self,
-                    check: &mut dyn $crate::__private::core::ops::FnMut(&'static str, &[$crate::Entity]),
-                ) {
-                    $(
-                        self.$field.assert_invariants();
-                        check($crate::__private::core::stringify!($ty), self.$field.entities());
-                    )+
+                ) -> $crate::__private::core::result::Result<(), $crate::__private::String> {
+                    $($crate::__private::check_storage(
+                        &self.entities,
+                        $crate::__private::core::stringify!($ty),
+                        &self.$field,
+                    )?;)+
+                    $crate::__private::core::result::Result::Ok(())
                 }
 
                 const __GROUPED: &'static [usize] =
@@ -347,8 +363,11 @@ macro_rules! __world_declare {
                     $($crate::__private::group_hook::<Self, ($($group,)+), __B>(self, hook, entities);)*
                     let _ = (hook, entities);
                 }
-                fn __groups_check(&self) {
-                    $(<($($group,)+) as $crate::Group<Self>>::__assert_invariants(self);)*
+                fn __groups_check(
+                    &self,
+                ) -> $crate::__private::core::result::Result<(), $crate::__private::String> {
+                    $(<($($group,)+) as $crate::Group<Self>>::__check(self)?;)*
+                    $crate::__private::core::result::Result::Ok(())
                 }
             }
 
@@ -385,6 +404,10 @@ macro_rules! __world_declare {
                     #[inline]
                     fn __queue(queues: &mut __Queues) -> &mut $crate::__private::Queue<$ty> {
                         &mut queues.$field
+                    }
+                    #[inline]
+                    fn __split(world: &mut $name) -> (&$crate::EntityAllocator, &mut $crate::SparseMap<$ty>) {
+                        (&world.entities, &mut world.$field)
                     }
                 }
             )+
@@ -427,7 +450,10 @@ macro_rules! __world_serialize {
                 let mut state = serializer
                     .serialize_struct($crate::__private::core::stringify!($name), 1 + __FIELDS.len())?;
                 state.serialize_field("entities", &self.entities)?;
-                $(state.serialize_field($crate::__private::core::stringify!($field), &self.$field)?;)+
+                $(state.serialize_field(
+                    $crate::__private::core::stringify!($field),
+                    &$crate::__private::live_storage(&self.entities, &self.$field),
+                )?;)+
                 state.end()
             }
         }
@@ -503,17 +529,16 @@ macro_rules! __world_deserialize {
             fn finish(partial: __Partial) -> $crate::__private::core::result::Result<Self, $crate::__private::String> {
                 let entities = $crate::__private::required(partial.entities, "entities", Self::NAME)?;
                 $(
-                    let $field = $crate::__private::required(
-                        partial.$field,
-                        $crate::__private::core::stringify!($field),
-                        Self::NAME,
-                    )?;
-                    $crate::__private::check_storage(&entities, &$field, $crate::__private::core::stringify!($field))?;
+                    let $field = $crate::__private::loaded_storage(
+                        &entities,
+                        $crate::__private::required(
+                            partial.$field,
+                            $crate::__private::core::stringify!($field),
+                            Self::NAME,
+                        )?,
+                    );
                 )+
-                let mut world = Self { entities, $($field),+ };
-                // Loaded storages carry no group marks: pack the groups now.
-                $crate::World::__groups_refresh(&mut world);
-                $crate::__private::core::result::Result::Ok(world)
+                $crate::__private::finish_world(Self { entities, $($field),+ })
             }
         }
     };

@@ -49,8 +49,8 @@ use core::slice;
 
 use crate::group::GroupProbe;
 use crate::sparse_map::{IterMut, ViewMut};
-use crate::world::{all_distinct, Contains};
-use crate::{Entity, SparseMap, World};
+use crate::world::{all_distinct, sync, Contains};
+use crate::{Entity, EntityAllocator, SparseMap, World};
 
 mod dense;
 #[cfg(feature = "rayon")]
@@ -244,6 +244,11 @@ pub trait Fetch<'w>: Copy {
     /// entities up instead).
     #[doc(hidden)]
     fn __dense(&self, len: usize) -> Self::__Dense;
+
+    /// `true` if every storage this fetch reads is in step with `entities`
+    /// (see [`SparseMap`], "Storages moved between worlds").
+    #[doc(hidden)]
+    fn __synced(&self, entities: &EntityAllocator) -> bool;
 }
 
 impl<'w, C> Fetch<'w> for &'w SparseMap<C> {
@@ -279,6 +284,11 @@ impl<'w, C> Fetch<'w> for &'w SparseMap<C> {
         let storage: &'w SparseMap<C> = self;
         &storage.values()[..len]
     }
+
+    #[inline]
+    fn __synced(&self, entities: &EntityAllocator) -> bool {
+        self.is_synced(entities.stamp())
+    }
 }
 
 impl<'w, F: Fetch<'w>> Fetch<'w> for Maybe<F> {
@@ -310,6 +320,11 @@ impl<'w, F: Fetch<'w>> Fetch<'w> for Maybe<F> {
     fn __dense(&self, len: usize) -> Self::__Dense {
         MaybeRows(self.0.__dense(len))
     }
+
+    #[inline]
+    fn __synced(&self, entities: &EntityAllocator) -> bool {
+        self.0.__synced(entities)
+    }
 }
 
 impl<'w, C> Fetch<'w> for With<&'w SparseMap<C>> {
@@ -337,6 +352,11 @@ impl<'w, C> Fetch<'w> for With<&'w SparseMap<C>> {
         let storage: &'w SparseMap<C> = self.0;
         Units(&storage.entities()[..len])
     }
+
+    #[inline]
+    fn __synced(&self, entities: &EntityAllocator) -> bool {
+        self.0.is_synced(entities.stamp())
+    }
 }
 
 impl<'w, C> Fetch<'w> for Without<&'w SparseMap<C>> {
@@ -362,6 +382,11 @@ impl<'w, C> Fetch<'w> for Without<&'w SparseMap<C>> {
     #[inline]
     fn __dense(&self, _len: usize) -> NoRows {
         NoRows
+    }
+
+    #[inline]
+    fn __synced(&self, entities: &EntityAllocator) -> bool {
+        self.0.is_synced(entities.stamp())
     }
 }
 
@@ -473,6 +498,10 @@ impl<'w, W: Contains<C>, C: 'w> Query<'w, W> for Without<C> {
 /// ```
 pub struct QueryIter<'w, F: Fetch<'w>> {
     fetch: F,
+    /// Set when a storage is not in step with the world's allocator: the
+    /// walk then skips entities that are not alive (see [`SparseMap`],
+    /// "Storages moved between worlds").
+    alive: Option<&'w EntityAllocator>,
     /// The driver's entities, with their dense slots.
     entities: core::iter::Enumerate<slice::Iter<'w, Entity>>,
     /// `true` when the query is one storage or exactly an owning group:
@@ -513,17 +542,37 @@ impl<'w, F: Fetch<'w>> QueryIter<'w, F> {
         match dense_of(&fetch) {
             Some(rows) => QueryIter {
                 fetch,
+                alive: None,
                 entities: [].iter().enumerate(),
                 dense: true,
                 rows,
             },
-            None => QueryIter {
-                entities: fetch.driver().unwrap_or(&[]).iter().enumerate(),
-                dense: false,
-                rows: [].iter().copied().zip(fetch.__dense(0)),
-                fetch,
-            },
+            None => Self::driven(fetch),
         }
+    }
+
+    /// Iterates `fetch` driven by its smallest required storage.
+    #[inline]
+    fn driven(fetch: F) -> Self {
+        QueryIter {
+            entities: fetch.driver().unwrap_or(&[]).iter().enumerate(),
+            alive: None,
+            dense: false,
+            rows: [].iter().copied().zip(fetch.__dense(0)),
+            fetch,
+        }
+    }
+
+    /// Iterates `fetch`, a world's, as the world sees it: if a storage is
+    /// not in step with `entities`, skipping the entities that are not alive.
+    #[inline]
+    pub(crate) fn in_world(fetch: F, entities: &'w EntityAllocator) -> Self {
+        if fetch.__synced(entities) {
+            return Self::new(fetch);
+        }
+        let mut iter = Self::driven(fetch);
+        iter.alive = Some(entities);
+        iter
     }
 }
 
@@ -531,6 +580,7 @@ impl<'w, F: Fetch<'w>> Clone for QueryIter<'w, F> {
     fn clone(&self) -> Self {
         QueryIter {
             fetch: self.fetch,
+            alive: self.alive,
             entities: self.entities.clone(),
             dense: self.dense,
             rows: self.rows.clone(),
@@ -557,7 +607,9 @@ impl<'w, F: Fetch<'w>> Iterator for QueryIter<'w, F> {
         }
         for (slot, &entity) in self.entities.by_ref() {
             if let Some(items) = self.fetch.fetch_at(entity, slot) {
-                return Some((entity, items));
+                if self.alive.map_or(true, |alive| alive.is_alive(entity)) {
+                    return Some((entity, items));
+                }
             }
         }
         None
@@ -1047,6 +1099,14 @@ pub trait QueryTerm<'w, W: World + 'w> {
     /// Takes the element's storage out of the world's parts.
     #[doc(hidden)]
     fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch;
+
+    /// Brings the element's storage in step with `world`'s allocator.
+    #[doc(hidden)]
+    fn __sync(world: &mut W);
+
+    /// `true` if the element's storage is in step with `world`'s allocator.
+    #[doc(hidden)]
+    fn __in_step(world: &W) -> bool;
 }
 
 impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for &'w C {
@@ -1057,6 +1117,16 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for &'w C {
     #[inline]
     fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
         W::__take(parts)
+    }
+
+    #[inline]
+    fn __sync(world: &mut W) {
+        sync::<W, C>(world);
+    }
+
+    #[inline]
+    fn __in_step(world: &W) -> bool {
+        world.sparse_map().is_synced(world.__entities().stamp())
     }
 }
 
@@ -1069,6 +1139,16 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for &'w mut C {
     fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
         W::__take(parts).view_mut()
     }
+
+    #[inline]
+    fn __sync(world: &mut W) {
+        sync::<W, C>(world);
+    }
+
+    #[inline]
+    fn __in_step(world: &W) -> bool {
+        world.sparse_map().is_synced(world.__entities().stamp())
+    }
 }
 
 impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Option<&'w C> {
@@ -1079,6 +1159,16 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Option<&'w C> {
     #[inline]
     fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
         Maybe(W::__take(parts))
+    }
+
+    #[inline]
+    fn __sync(world: &mut W) {
+        sync::<W, C>(world);
+    }
+
+    #[inline]
+    fn __in_step(world: &W) -> bool {
+        world.sparse_map().is_synced(world.__entities().stamp())
     }
 }
 
@@ -1091,6 +1181,16 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Option<&'w mut C>
     fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
         Maybe(W::__take(parts).view_mut())
     }
+
+    #[inline]
+    fn __sync(world: &mut W) {
+        sync::<W, C>(world);
+    }
+
+    #[inline]
+    fn __in_step(world: &W) -> bool {
+        world.sparse_map().is_synced(world.__entities().stamp())
+    }
 }
 
 impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for With<C> {
@@ -1102,6 +1202,16 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for With<C> {
     fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
         With(W::__take(parts))
     }
+
+    #[inline]
+    fn __sync(world: &mut W) {
+        sync::<W, C>(world);
+    }
+
+    #[inline]
+    fn __in_step(world: &W) -> bool {
+        world.sparse_map().is_synced(world.__entities().stamp())
+    }
 }
 
 impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Without<C> {
@@ -1112,6 +1222,16 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Without<C> {
     #[inline]
     fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
         Without(W::__take(parts))
+    }
+
+    #[inline]
+    fn __sync(world: &mut W) {
+        sync::<W, C>(world);
+    }
+
+    #[inline]
+    fn __in_step(world: &W) -> bool {
+        world.sparse_map().is_synced(world.__entities().stamp())
     }
 }
 
@@ -1162,6 +1282,14 @@ pub trait QueryMut<'w, W: World + 'w> {
     /// time that no component appears twice and one is required.
     #[doc(hidden)]
     fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch;
+
+    /// Brings the storages in step with `world`'s allocator.
+    #[doc(hidden)]
+    fn __sync(world: &mut W);
+
+    /// `true` if every storage is in step with `world`'s allocator.
+    #[doc(hidden)]
+    fn __in_step(world: &W) -> bool;
 }
 
 const NEEDS_REQUIRED: &str =
@@ -1178,6 +1306,16 @@ macro_rules! impl_query_mut_single {
             fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
                 const { assert!(<$term as QueryTerm<'w, W>>::REQUIRED, "{}", NEEDS_REQUIRED) };
                 <$term as QueryTerm<'w, W>>::__fetch(parts)
+            }
+
+            #[inline]
+            fn __sync(world: &mut W) {
+                <$term as QueryTerm<'w, W>>::__sync(world);
+            }
+
+            #[inline]
+            fn __in_step(world: &W) -> bool {
+                <$term as QueryTerm<'w, W>>::__in_step(world)
             }
         }
     )*};
@@ -1238,6 +1376,13 @@ macro_rules! impl_tuples {
                 #[allow(non_snake_case)]
                 let ($($q,)+) = self;
                 Rows(($($q.__dense(len),)+))
+            }
+
+            #[inline]
+            fn __synced(&self, entities: &EntityAllocator) -> bool {
+                #[allow(non_snake_case)]
+                let ($($q,)+) = self;
+                true $(&& $q.__synced(entities))+
             }
         }
 
@@ -1350,6 +1495,16 @@ macro_rules! impl_mut_tuples {
                     assert!($($q::REQUIRED)||+, "{}", NEEDS_REQUIRED);
                 };
                 ($($q::__fetch(parts),)+)
+            }
+
+            #[inline]
+            fn __sync(world: &mut W) {
+                $($q::__sync(world);)+
+            }
+
+            #[inline]
+            fn __in_step(world: &W) -> bool {
+                true $(&& $q::__in_step(world))+
             }
         }
     };

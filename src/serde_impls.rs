@@ -5,14 +5,22 @@
 //! `#[derive(Serialize, Deserialize)]` gets impls that save the allocator
 //! and every storage, queued changes included.
 //!
-//! Loading checks everything a world relies on, and malformed or hostile
-//! data is a deserialization error, never a world that misbehaves later:
+//! A world is loaded only if it keeps the world's invariants (see
+//! [`World`], "Invariants"), checked by the same code as
+//! `assert_invariants`: exactly the states a world can reach load, and
+//! malformed or hostile data is a deserialization error, never a world that
+//! misbehaves later. For example:
 //!
 //! * an entity with generation 0, or an index reserved for command buffers;
 //! * an allocator whose free list names a missing, alive or repeated slot,
-//!   or whose dead slots are neither free nor retired (generation `u32::MAX`);
+//!   whose dead slots are neither free nor retired (generation `u32::MAX`),
+//!   or that has a despawn queued for a handle it never handed out;
 //! * a storage holding one entity twice, or two generations of one index;
 //! * (whole worlds) a storage or queue holding an entity that is not alive.
+//!
+//! A storage that is not in step with its world (see
+//! [`SparseMap`], "Storages moved between worlds") is saved as the world
+//! sees it: without the entries it would drop.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -156,24 +164,90 @@ raw_struct!(RawSparseMap<T> {
     pending_removes: Vec<Entity>,
 });
 
-/// A sequence of `(entity, value)` pairs, serialized without copying.
-struct Pairs<'a, T>(&'a [Entity], &'a [T]);
+/// The `(entity, value)` pairs whose entity the filter keeps, serialized
+/// without copying.
+struct Pairs<'a, T, K>(&'a [Entity], &'a [T], K);
 
-impl<T: Serialize> Serialize for Pairs<'_, T> {
+impl<T: Serialize, K: Fn(Entity) -> bool> Serialize for Pairs<'_, T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().zip(self.1))
+        let kept = self.0.iter().zip(self.1).filter(|(&e, _)| (self.2)(e));
+        serialize_counted(kept, serializer)
     }
+}
+
+/// The entities the filter keeps.
+struct Kept<'a, K>(&'a [Entity], K);
+
+impl<K: Fn(Entity) -> bool> Serialize for Kept<'_, K> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_counted(self.0.iter().filter(|&&e| (self.1)(e)), serializer)
+    }
+}
+
+/// Saves the items of `items` as a sequence of known length (which formats
+/// such as postcard need), counting them first.
+fn serialize_counted<I, S>(items: I, serializer: S) -> Result<S::Ok, S::Error>
+where
+    I: Iterator + Clone,
+    I::Item: Serialize,
+    S: Serializer,
+{
+    use serde::ser::SerializeSeq;
+    let mut seq = serializer.serialize_seq(Some(items.clone().count()))?;
+    for item in items {
+        seq.serialize_element(&item)?;
+    }
+    seq.end()
 }
 
 impl<T: Serialize> Serialize for SparseMap<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let [(entities, values), (added, adds)] = self.pairs();
-        let mut state = serializer.serialize_struct("SparseMap", 3)?;
-        state.serialize_field("values", &Pairs(entities, values))?;
-        state.serialize_field("pending_adds", &Pairs(added, adds))?;
-        state.serialize_field("pending_removes", self.pending_remove_entities())?;
-        state.end()
+        serialize_storage(self, |_| true, serializer)
     }
+}
+
+/// A world's storage, saved as the world sees it: if it is not in step with
+/// the world's allocator, without the entries of entities that are not alive.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct LiveStorage<'a, T> {
+    entities: &'a EntityAllocator,
+    storage: &'a SparseMap<T>,
+}
+
+/// `storage` of the world whose allocator is `entities`, ready to be saved.
+#[doc(hidden)]
+pub fn live_storage<'a, T>(
+    entities: &'a EntityAllocator,
+    storage: &'a SparseMap<T>,
+) -> LiveStorage<'a, T> {
+    LiveStorage { entities, storage }
+}
+
+impl<T: Serialize> Serialize for LiveStorage<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let entities = self.entities;
+        if self.storage.is_synced(entities.stamp()) {
+            self.storage.serialize(serializer)
+        } else {
+            serialize_storage(self.storage, |e| entities.is_alive(e), serializer)
+        }
+    }
+}
+
+/// Saves the entries of `storage` whose entity `keep` accepts.
+fn serialize_storage<T: Serialize, S: Serializer>(
+    storage: &SparseMap<T>,
+    keep: impl Fn(Entity) -> bool + Copy,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let [(entities, values), (added, adds)] = storage.pairs();
+    let removes = storage.pending_remove_entities();
+    let mut state = serializer.serialize_struct("SparseMap", 3)?;
+    state.serialize_field("values", &Pairs(entities, values, keep))?;
+    state.serialize_field("pending_adds", &Pairs(added, adds, keep))?;
+    state.serialize_field("pending_removes", &Kept(removes, keep))?;
+    state.end()
 }
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for SparseMap<T> {
@@ -272,34 +346,21 @@ pub fn required<T>(slot: Option<T>, name: &str, world: &str) -> Result<T, String
     slot.ok_or_else(|| alloc::format!("`{world}` data has no `{name}` field"))
 }
 
-/// Checks that every entity `storage` holds or has queued is alive in
-/// `entities`, and that its queued adds keep the rules `add_deferred` keeps.
+/// A loaded storage of the world whose allocator is `entities`: stamped as
+/// in step with it, so that [`finish_world`]'s check holds it to the rules
+/// of a storage in step (every entity it stores or queues is alive).
 #[doc(hidden)]
-pub fn check_storage<T>(
-    entities: &EntityAllocator,
-    storage: &SparseMap<T>,
-    name: &str,
-) -> Result<(), String> {
-    let [(stored, _), (added, _)] = storage.pairs();
-    let removed = storage.pending_remove_entities();
-    for (what, list) in [
-        ("holds", stored),
-        ("has a queued add for", added),
-        ("has a queued removal for", removed),
-    ] {
-        if let Some(dead) = list.iter().find(|&&e| !entities.is_alive(e)) {
-            return Err(alloc::format!(
-                "the `{name}` storage {what} entity {dead}, which is not alive"
-            ));
-        }
-    }
-    if let Some(twice) = added
-        .iter()
-        .find(|&&e| storage.contains(e) && !storage.has_queued_removal(e))
-    {
-        return Err(alloc::format!(
-            "the `{name}` storage has a queued add for entity {twice}, which already has one and no queued removal"
-        ));
-    }
-    Ok(())
+pub fn loaded_storage<T>(entities: &EntityAllocator, mut storage: SparseMap<T>) -> SparseMap<T> {
+    storage.set_synced(entities.stamp());
+    storage
+}
+
+/// Checks a loaded world against the world's invariants (see [`World`],
+/// "Invariants") and packs its owning groups.
+#[doc(hidden)]
+pub fn finish_world<W: World>(mut world: W) -> Result<W, String> {
+    crate::world::check_world(&world)?;
+    // Loaded storages carry no group marks: pack the groups now.
+    world.__groups_refresh();
+    Ok(world)
 }

@@ -8,6 +8,7 @@
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::entity::{EntityAllocator, SyncStamp};
 use crate::error::AddErrorKind;
 use crate::group::{GroupMark, GroupSlot};
 use crate::Entity;
@@ -231,7 +232,9 @@ impl<T> SparseSet<T> {
     /// Stores `value` for `entity`, returning the value it replaces.
     ///
     /// The caller guarantees no *other* generation of `entity`'s index is
-    /// stored (the world removes every component before an index is reused).
+    /// stored: a world removes every component before an index is reused,
+    /// and brings a storage in step before it adds to it (see "Storages
+    /// moved between worlds" on [`SparseMap`]).
     #[inline]
     fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
         match self.insert_new(entity, value) {
@@ -241,7 +244,8 @@ impl<T> SparseSet<T> {
     }
 
     /// Stores `value` for `entity` if it has none; otherwise hands it back
-    /// with the slot of the value already stored. One sparse lookup.
+    /// with the slot of the value already stored. One sparse lookup. The
+    /// caller guarantees what [`insert`](Self::insert) says.
     #[inline]
     fn insert_new(&mut self, entity: Entity, value: T) -> Result<(), (usize, T)> {
         let len = self.dense.len();
@@ -307,9 +311,16 @@ impl<T> SparseSet<T> {
     /// value was in. Two sparse lookups: the entity's and the moved one's.
     #[inline]
     fn remove_with_slot(&mut self, entity: Entity) -> Option<(usize, T)> {
+        self.remove_if(entity, || true)
+    }
+
+    /// Like [`remove_with_slot`](Self::remove_with_slot), if `keep` (asked
+    /// once `entity` is found) says to.
+    #[inline]
+    fn remove_if(&mut self, entity: Entity, keep: impl FnOnce() -> bool) -> Option<(usize, T)> {
         let entry = self.sparse.entry_mut(entity.index())?;
         let slot = *entry as usize;
-        if self.dense.get(slot) != Some(&entity) {
+        if self.dense.get(slot) != Some(&entity) || !keep() {
             return None;
         }
         *entry = EMPTY;
@@ -357,28 +368,27 @@ impl<T> SparseSet<T> {
         core::mem::take(&mut self.data)
     }
 
-    fn check_invariants(&self, what: &str) {
-        assert_eq!(
-            self.dense.len(),
-            self.data.len(),
-            "{what}: dense and data lengths differ"
-        );
+    /// Checks the invariant above, saying what breaks it.
+    fn check_invariants(&self, what: &str) -> Result<(), alloc::string::String> {
+        use alloc::format;
+        if self.dense.len() != self.data.len() {
+            return Err(format!("{what}: dense and data lengths differ"));
+        }
         for (slot, &entity) in self.dense.iter().enumerate() {
-            assert_eq!(
-                self.sparse.get(entity.index()) as usize,
-                slot,
-                "{what}: sparse[{entity:?}] does not point at its dense slot {slot}"
-            );
+            if self.sparse.get(entity.index()) as usize != slot {
+                return Err(format!(
+                    "{what}: sparse[{entity:?}] does not point at its dense slot {slot}"
+                ));
+            }
         }
         let mut set_entries = 0;
         for page in &self.sparse.arena {
             set_entries += page.iter().filter(|&&slot| slot != EMPTY).count();
         }
-        assert_eq!(
-            set_entries,
-            self.dense.len(),
-            "{what}: sparse entries that point nowhere"
-        );
+        if set_entries != self.dense.len() {
+            return Err(format!("{what}: sparse entries that point nowhere"));
+        }
+        Ok(())
     }
 }
 
@@ -407,6 +417,58 @@ impl<T> SparseSet<T> {
 /// Iteration order is unspecified. Removal is swap-remove: it moves the last
 /// value into the hole, so a dense index (`entities()[i]`) is only valid until
 /// the next add or remove.
+///
+/// # Storages moved between worlds
+///
+/// The fields are public, so a storage can be taken out of its world
+/// (`std::mem::take`), cloned from another world, swapped with another
+/// world's, loaded on its own, or put back after the world despawned some of
+/// its entities. None of that can make the world misbehave:
+///
+/// * Each storage carries a stamp: the identity of the entity allocator it
+///   was last brought in step with, and how many despawns that allocator had
+///   done then. A world keeps the stamps of the storages it holds current.
+/// * Before a world uses a storage whose stamp is not its own (one from
+///   elsewhere, or one that was away while entities were despawned), it
+///   brings it in step: every value and queued change whose entity is not
+///   alive in this world is dropped (exactly once) and the stamp renewed.
+///   Entries whose entity *is* alive here are kept: moving a storage
+///   between two worlds with the same entities (a world and its clone)
+///   keeps everything. Spawning checks every storage first, so a stored
+///   handle that this world has not handed out yet never becomes a new
+///   entity's component.
+/// * Until then, methods that only read the world (`get`, `has`, `query`,
+///   `size`, `entity_at`, …) see the storage as it will be: its entries
+///   whose entity is alive. Owning groups are not trusted until their
+///   storages are in step.
+///
+/// This costs one comparison per world call that uses the storage (one per
+/// storage for a spawn). The storage's own methods (`iter`, `values`,
+/// `entities`, …) always show exactly what it holds.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Pos(i32);
+/// world! { struct Game<Pos>; }
+///
+/// let mut world = Game::new();
+/// let a = world.spawn_with((Pos(1),));
+/// let b = world.spawn_with((Pos(2),));
+///
+/// let taken = std::mem::take(&mut world.pos); // take the storage out…
+/// world.despawn(a);                           // …despawn while it is away…
+/// world.pos = taken;                          // …and put it back
+///
+/// assert_eq!(world.pos.len(), 2, "the storage still holds `a`");
+/// assert_eq!(world.get::<Pos>(a), None, "but the world does not see it");
+/// assert_eq!(world.query::<&Pos>().count(), 1);
+/// let fresh = world.spawn(); // reuses `a`'s index: the world cleans up first
+/// assert_eq!(world.pos.len(), 1);
+/// assert!(!world.has::<Pos>(fresh));
+/// assert_eq!(world.get::<Pos>(b), Some(&Pos(2)));
+/// ```
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -437,6 +499,10 @@ pub struct SparseMap<T> {
     /// first `group.len` slots hold the group's entities, in the same order
     /// as in the group's other storages (see [`crate::group`]).
     group: GroupSlot,
+    /// The allocator this storage was last brought in step with, and that
+    /// allocator's free epoch then. While it equals the stamp of its world's
+    /// allocator, every entity stored or queued here is alive.
+    synced: SyncStamp,
 }
 
 impl<T> Default for SparseMap<T> {
@@ -459,6 +525,7 @@ impl<T> SparseMap<T> {
             pending_adds: SparseSet::new(),
             pending_removes: SparseSet::new(),
             group: GroupSlot::new(),
+            synced: SyncStamp::NONE,
         }
     }
 
@@ -476,6 +543,7 @@ impl<T> SparseMap<T> {
             pending_adds: SparseSet::new(),
             pending_removes: SparseSet::new(),
             group: GroupSlot::new(),
+            synced: SyncStamp::NONE,
         }
     }
 
@@ -624,6 +692,58 @@ impl<T> SparseMap<T> {
         Some(value)
     }
 
+    // ----- for a world (see "Storages moved between worlds") -----
+    //
+    // The world's per-entity methods take these: the entity's slot, as the
+    // world sees it. If this storage is not in step with the world's
+    // allocator, an entry counts only if its entity is alive. The check is
+    // made once the lookup has found the entity, and only reads: a loop of
+    // such calls keeps the storage's fields in registers.
+
+    /// The dense slot of `entity` as the world whose allocator is
+    /// `entities` sees it.
+    #[inline]
+    fn index_of_in(&self, entity: Entity, entities: &EntityAllocator) -> Option<usize> {
+        let slot = self.set.index_of(entity)?;
+        if self.is_synced(entities.stamp()) || entities.is_alive(entity) {
+            Some(slot)
+        } else {
+            None
+        }
+    }
+
+    /// `entity`'s value as the world whose allocator is `entities` sees it.
+    #[inline]
+    pub(crate) fn get_in(&self, entity: Entity, entities: &EntityAllocator) -> Option<&T> {
+        let slot = self.index_of_in(entity, entities)?;
+        Some(&self.set.data[slot])
+    }
+
+    /// `entity`'s value, mutably, as the world whose allocator is
+    /// `entities` sees it.
+    #[inline]
+    pub(crate) fn get_mut_in(
+        &mut self,
+        entity: Entity,
+        entities: &EntityAllocator,
+    ) -> Option<&mut T> {
+        let slot = self.index_of_in(entity, entities)?;
+        Some(&mut self.set.data[slot])
+    }
+
+    /// Removes `entity`'s value as the world whose allocator is `entities`
+    /// sees it: an entry it does not see stays (the world drops it when it
+    /// brings the storage in step).
+    #[inline]
+    pub(crate) fn remove_in(&mut self, entity: Entity, entities: &EntityAllocator) -> Option<T> {
+        let in_step = self.is_synced(entities.stamp());
+        let (slot, value) = self
+            .set
+            .remove_if(entity, || in_step || entities.is_alive(entity))?;
+        self.group.leave_prefix_unannounced(slot);
+        Some(value)
+    }
+
     /// The entity in each dense slot, parallel to [`values`](Self::values).
     ///
     /// ```
@@ -715,9 +835,38 @@ impl<T> SparseMap<T> {
     /// description of the first violation. For tests.
     #[doc(hidden)]
     pub fn assert_invariants(&self) {
-        self.set.check_invariants("storage");
-        self.pending_adds.check_invariants("pending adds");
-        self.pending_removes.check_invariants("pending removes");
+        if let Err(problem) = self.check() {
+            panic!("{problem}");
+        }
+    }
+
+    /// Checks the storage's own invariant (see the type docs) for its
+    /// values, its queued adds and its queued removals.
+    pub(crate) fn check(&self) -> Result<(), alloc::string::String> {
+        self.set.check_invariants("values")?;
+        self.pending_adds.check_invariants("queued adds")?;
+        self.pending_removes.check_invariants("queued removals")
+    }
+
+    /// Every entity stored or queued here, with what it is (for messages).
+    pub(crate) fn all_entries(&self) -> impl Iterator<Item = (&'static str, Entity)> + '_ {
+        let tag = |what: &'static str| move |&entity: &Entity| (what, entity);
+        self.set
+            .dense
+            .iter()
+            .map(tag("holds"))
+            .chain(
+                self.pending_adds
+                    .dense
+                    .iter()
+                    .map(tag("has a queued add for")),
+            )
+            .chain(
+                self.pending_removes
+                    .dense
+                    .iter()
+                    .map(tag("has a queued removal for")),
+            )
     }
 
     /// Number of sparse pages allocated. For tests and memory accounting.
@@ -782,15 +931,10 @@ impl<T> SparseMap<T> {
         Ok(map)
     }
 
-    /// `true` if a removal of `entity`'s value is queued.
-    #[cfg(feature = "serde")]
-    pub(crate) fn has_queued_removal(&self, entity: Entity) -> bool {
-        self.pending_removes.contains(entity)
-    }
-
     // ----- used by the world, which checks liveness first -----
 
-    /// Adds or replaces `entity`'s value. The world checks `entity` is alive.
+    /// Adds or replaces `entity`'s value. The world checks `entity` is
+    /// alive, and brings the storage in step first.
     #[inline]
     pub(crate) fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
         self.set.insert(entity, value)
@@ -829,7 +973,7 @@ impl<T> SparseMap<T> {
     }
 
     /// Adds `entity`'s value if it has none, or hands `value` back. The
-    /// world checks `entity` is alive.
+    /// world checks `entity` is alive, and brings the storage in step first.
     #[inline]
     pub(crate) fn insert_new(&mut self, entity: Entity, value: T) -> Result<(), T> {
         self.set
@@ -900,6 +1044,63 @@ impl<T> SparseMap<T> {
         // consistent: its prefix is empty in each of them.
         self.set_group_len(0);
         (self.set.take(), self.pending_adds.take())
+    }
+
+    // ----- keeping in step with the world (see the type docs) -----
+
+    /// `true` if this storage is in step with the allocator whose stamp is
+    /// `stamp`: then every entity it stores or queues is alive there.
+    #[inline]
+    pub(crate) fn is_synced(&self, stamp: SyncStamp) -> bool {
+        self.synced == stamp
+    }
+
+    /// Records that this storage is in step with the allocator whose stamp
+    /// is `stamp`. Only for a world that has just made it so.
+    #[inline]
+    pub(crate) fn set_synced(&mut self, stamp: SyncStamp) {
+        self.synced = stamp;
+    }
+
+    /// The entities stored or queued here that `is_alive` rejects: what
+    /// [`resync`](Self::resync) removes.
+    pub(crate) fn dead_entries(&self, is_alive: impl Fn(Entity) -> bool) -> Vec<Entity> {
+        self.all_entries()
+            .map(|(_, entity)| entity)
+            .filter(|&entity| !is_alive(entity))
+            .collect()
+    }
+
+    /// Brings the storage in step with an allocator: removes every value,
+    /// queued add and queued removal of the entities in `dead` (found by
+    /// [`dead_entries`](Self::dead_entries)), then records `stamp`. Returns
+    /// the removed values, for the caller to drop once everything is
+    /// consistent. A grouped entity removed this way makes the group wait
+    /// for a rebuild, as any removal straight from a storage does.
+    #[cold]
+    pub(crate) fn resync(&mut self, dead: &[Entity], stamp: SyncStamp) -> Vec<T> {
+        let mut removed = Vec::new();
+        for &entity in dead {
+            self.pending_removes.remove(entity);
+            removed.extend(self.pending_adds.remove(entity));
+            removed.extend(self.remove(entity));
+        }
+        self.synced = stamp;
+        removed
+    }
+
+    /// The dense slots whose entity `is_alive` accepts, in order: the
+    /// storage as a world sees it before it has brought it in step.
+    pub(crate) fn live_slots<'a>(
+        &'a self,
+        is_alive: impl Fn(Entity) -> bool + 'a,
+    ) -> impl Iterator<Item = usize> + 'a {
+        self.set
+            .dense
+            .iter()
+            .enumerate()
+            .filter(move |&(_, &entity)| is_alive(entity))
+            .map(|(slot, _)| slot)
     }
 
     // ----- owning groups (see `crate::group`) -----
@@ -1489,6 +1690,65 @@ mod tests {
         map.apply_additions();
         assert!(map.is_empty());
         map.assert_invariants();
+    }
+
+    #[test]
+    fn resync_drops_what_the_allocator_says_is_dead() {
+        let mut entities = EntityAllocator::new();
+        let (a, b, c) = (entities.alloc(), entities.alloc(), entities.alloc());
+        let mut map = SparseMap::new();
+        map.insert(a, 1);
+        map.insert(b, 2);
+        map.insert(c, 3);
+        map.queue_remove(b);
+        map.queue_add(c, 30).unwrap_err();
+        map.queue_remove(c);
+        map.queue_add(c, 30).unwrap();
+        assert!(
+            !map.is_synced(entities.stamp()),
+            "a new storage is in step with nothing"
+        );
+        entities.free(b);
+        entities.free(c);
+        let alive = |e| entities.is_alive(e);
+        let mut dead = map.dead_entries(alive);
+        dead.sort();
+        dead.dedup();
+        assert_eq!(dead, [b, c]);
+        assert_eq!(
+            map.live_slots(alive)
+                .map(|slot| map.entities()[slot])
+                .collect::<Vec<_>>(),
+            [a]
+        );
+        let mut removed = map.resync(&dead, entities.stamp());
+        removed.sort();
+        assert_eq!(removed, [2, 3, 30], "values and queued adds, once each");
+        assert!(map.is_synced(entities.stamp()));
+        assert_eq!(map.entities(), &[a]);
+        map.assert_invariants();
+        assert!(map.dead_entries(|e| entities.is_alive(e)).is_empty());
+    }
+
+    #[test]
+    fn lookups_for_a_world_skip_the_dead_until_in_step() {
+        let mut entities = EntityAllocator::new();
+        let (a, b) = (entities.alloc(), entities.alloc());
+        let mut map = SparseMap::new();
+        map.insert(a, 1);
+        map.insert(b, 2);
+        map.set_synced(entities.stamp());
+        entities.free(b); // while the storage was not watching
+        assert!(!map.is_synced(entities.stamp()));
+        assert_eq!(map.get_in(a, &entities), Some(&1));
+        assert_eq!(map.get_in(b, &entities), None);
+        assert_eq!(map.get_mut_in(b, &entities), None);
+        assert_eq!(map.remove_in(b, &entities), None);
+        assert_eq!(map.len(), 2, "nothing removed for a dead entity");
+        assert_eq!(map.remove_in(a, &entities), Some(1));
+        // In step, a lookup takes the storage's word for it.
+        map.set_synced(entities.stamp());
+        assert_eq!(map.get_in(b, &entities), Some(&2));
     }
 
     #[test]

@@ -73,6 +73,10 @@ pub trait Component<W: World>: Sized {
     /// This component's queue in a command buffer.
     #[doc(hidden)]
     fn __queue(queues: &mut W::__Queues) -> &mut Queue<Self>;
+
+    /// `world`'s allocator and this component's storage, borrowed together.
+    #[doc(hidden)]
+    fn __split(world: &mut W) -> (&EntityAllocator, &mut SparseMap<Self>);
 }
 
 /// Says that a world stores components of type `C`: the bound to write when
@@ -127,6 +131,10 @@ pub trait Contains<C>: World {
     /// `C`'s queue in a command buffer.
     #[doc(hidden)]
     fn __queue(queues: &mut Self::__Queues) -> &mut Queue<C>;
+
+    /// The allocator and `C`'s storage, borrowed together.
+    #[doc(hidden)]
+    fn __split(&mut self) -> (&EntityAllocator, &mut SparseMap<C>);
 }
 
 impl<W: World, C: Component<W>> Contains<C> for W {
@@ -153,6 +161,11 @@ impl<W: World, C: Component<W>> Contains<C> for W {
     #[inline]
     fn __queue(queues: &mut Self::__Queues) -> &mut Queue<C> {
         C::__queue(queues)
+    }
+
+    #[inline]
+    fn __split(&mut self) -> (&EntityAllocator, &mut SparseMap<C>) {
+        C::__split(self)
     }
 }
 
@@ -321,6 +334,30 @@ impl_bundle!(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9, C10, C11, C12, C13, C14, C1
 /// …) say which entity, component and world in the message, and each has a
 /// twin that returns `Option` or `Result` and hands the value back.
 ///
+/// # Invariants
+///
+/// Every method keeps these, whatever the user does with the public fields
+/// in safe code, and a saved world is loaded only if they hold (so a world
+/// always loads from its own save):
+///
+/// 1. The allocator's bookkeeping holds (see [`EntityAllocator`]): alive and
+///    retired counts, a free list of dead slots, and every queued despawn
+///    names a handle it handed out. The entity may have died since (it was
+///    despawned before the sync point); the queued despawn then does nothing.
+/// 2. Every storage's own invariant holds (see [`SparseMap`]), for its values,
+///    its queued adds and its queued removals: at most one entry per entity
+///    index in each.
+/// 3. A storage *in step* with the allocator (see [`SparseMap`], "Storages
+///    moved between worlds") stores and queues only alive entities. A queued
+///    add may name an entity that has the component already (it gained one
+///    after the add was queued; the queued value replaces it at the sync
+///    point). A storage not in step may hold anything 2 allows: the world
+///    brings it in step before it uses it, and saves only what it would keep.
+/// 4. In an owning group whose storages are trusted (in step, and agreeing
+///    on one packing), the first `len` slots of every group storage hold the
+///    same entities in the same order, and no entity after them has every
+///    group component.
+///
 /// ```
 /// use typed_ecs::prelude::*;
 ///
@@ -391,10 +428,14 @@ pub trait World: Sized {
         resolver: &Resolver<'_>,
         report: &mut ApplyReport,
     );
-    /// Calls `check(name, entities)` for every storage, after checking its
-    /// internal invariant.
+    /// Checks every storage against the world's invariants (see the trait
+    /// docs): `Err` names the first storage and what is wrong.
     #[doc(hidden)]
-    fn __check_storages(&self, check: &mut dyn FnMut(&'static str, &[Entity]));
+    fn __check_storages(&self) -> Result<(), alloc::string::String>;
+    /// Brings every storage in step with the allocator (see [`SparseMap`],
+    /// "Storages moved between worlds"): one comparison per storage.
+    #[doc(hidden)]
+    fn __sync_all(&mut self);
 
     /// The storage index of every component that belongs to an owning group.
     #[doc(hidden)]
@@ -403,9 +444,9 @@ pub trait World: Sized {
     /// of components that changed, if any.
     #[doc(hidden)]
     fn __groups_hook<B: Bundle<Self>>(&mut self, hook: Hook, entities: &[Entity]);
-    /// Checks every group's invariant. For tests.
+    /// Checks every trusted group's invariant.
     #[doc(hidden)]
-    fn __groups_check(&self);
+    fn __groups_check(&self) -> Result<(), alloc::string::String>;
 
     /// After `entity` gained the components of `B`: each group holding one
     /// of them takes it in if it now has them all.
@@ -472,6 +513,8 @@ pub trait World: Sized {
     /// ```
     #[inline]
     fn try_spawn(&mut self) -> Result<Entity, SpawnError> {
+        // A storage from elsewhere may hold the handle about to be made.
+        self.__sync_all();
         self.__entities_mut().try_alloc()
     }
 
@@ -588,6 +631,8 @@ pub trait World: Sized {
     {
         let mut bundles = bundles.into_iter();
         let expected = bundles.size_hint().0;
+        // Once for the batch: nothing can replace a storage until it returns.
+        self.__sync_all();
         self.__entities_mut().reserve(expected);
         B::__reserve(self, expected);
         let mut spawned = Vec::with_capacity(expected);
@@ -599,7 +644,7 @@ pub trait World: Sized {
                 let Some(bundle) = bundles.next() else {
                     break None;
                 };
-                match batch.world.try_spawn() {
+                match batch.world.__entities_mut().try_alloc() {
                     Ok(entity) => {
                         bundle.__push_values(batch.world);
                         batch.spawned.push(entity);
@@ -764,6 +809,7 @@ pub trait World: Sized {
         Self: Contains<C>,
     {
         let component = alive_or_give_back(self, entity, component)?;
+        sync::<Self, C>(self);
         match self.sparse_map_mut().insert_new(entity, component) {
             Ok(()) => {
                 self.__groups_entered::<(C,)>(entity);
@@ -823,6 +869,7 @@ pub trait World: Sized {
         Self: Contains<C>,
     {
         let component = alive_or_give_back(self, entity, component)?;
+        sync::<Self, C>(self);
         let old = self.sparse_map_mut().insert(entity, component);
         self.__groups_entered::<(C,)>(entity);
         Ok(old)
@@ -845,7 +892,8 @@ pub trait World: Sized {
         Self: Contains<C>,
     {
         self.__groups_leaving::<(C,)>(entity);
-        self.sparse_map_mut().remove(entity)
+        let (entities, storage) = Contains::<C>::__split(self);
+        storage.remove_in(entity, entities)
     }
 
     /// `entity`'s `C`, if it has one.
@@ -863,7 +911,7 @@ pub trait World: Sized {
     where
         Self: Contains<C>,
     {
-        self.sparse_map().get(entity)
+        self.sparse_map().get_in(entity, self.__entities())
     }
 
     /// `entity`'s `C`, mutably, if it has one.
@@ -882,7 +930,8 @@ pub trait World: Sized {
     where
         Self: Contains<C>,
     {
-        self.sparse_map_mut().get_mut(entity)
+        let (entities, storage) = Contains::<C>::__split(self);
+        storage.get_mut_in(entity, entities)
     }
 
     /// `true` if `entity` has a `C`.
@@ -902,7 +951,7 @@ pub trait World: Sized {
     where
         Self: Contains<C>,
     {
-        self.sparse_map().contains(entity)
+        self.get::<C>(entity).is_some()
     }
 
     /// Removes and drops every component of `entity`, keeping it alive.
@@ -997,6 +1046,7 @@ pub trait World: Sized {
         Self: Contains<C>,
     {
         let component = alive_or_give_back(self, entity, component)?;
+        sync::<Self, C>(self);
         self.sparse_map_mut()
             .queue_add(entity, component)
             .map_err(|(kind, component)| AddError::new(kind, entity, Self::NAME, component))
@@ -1025,6 +1075,7 @@ pub trait World: Sized {
         if !self.is_alive(entity) {
             return false;
         }
+        sync::<Self, C>(self);
         self.sparse_map_mut().queue_remove(entity);
         true
     }
@@ -1069,6 +1120,7 @@ pub trait World: Sized {
     /// assert_eq!((world.size::<Hp>(), world.size::<Dead>()), (1, 2));
     /// ```
     fn finalize_updates(&mut self) {
+        self.__sync_all();
         self.__apply_removals();
         self.__apply_additions();
         for entity in self.__entities_mut().take_pending_despawns() {
@@ -1093,7 +1145,7 @@ pub trait World: Sized {
     where
         Self: Contains<C>,
     {
-        self.sparse_map().len()
+        live_len::<Self, C>(self)
     }
 
     /// The entity in dense slot `index` of `C`'s storage. Valid until the
@@ -1117,8 +1169,8 @@ pub trait World: Sized {
     where
         Self: Contains<C>,
     {
-        match self.sparse_map().entities().get(index) {
-            Some(&entity) => entity,
+        match dense_slot::<Self, C>(self, index) {
+            Some(slot) => self.sparse_map().entities()[slot],
             None => index_out_of_range::<Self, C>(index, self.size::<C>()),
         }
     }
@@ -1143,8 +1195,8 @@ pub trait World: Sized {
     where
         Self: Contains<C>,
     {
-        match self.sparse_map().values().get(index) {
-            Some(value) => value,
+        match dense_slot::<Self, C>(self, index) {
+            Some(slot) => &self.sparse_map().values()[slot],
             None => index_out_of_range::<Self, C>(index, self.size::<C>()),
         }
     }
@@ -1170,10 +1222,9 @@ pub trait World: Sized {
     where
         Self: Contains<C>,
     {
-        let size = self.size::<C>();
-        match self.sparse_map_mut().values_mut().get_mut(index) {
-            Some(value) => value,
-            None => index_out_of_range::<Self, C>(index, size),
+        match dense_slot::<Self, C>(self, index) {
+            Some(slot) => &mut self.sparse_map_mut().values_mut()[slot],
+            None => index_out_of_range::<Self, C>(index, self.size::<C>()),
         }
     }
 
@@ -1212,6 +1263,7 @@ pub trait World: Sized {
     where
         Self: Contains<C>,
     {
+        sync::<Self, C>(self);
         self.sparse_map_mut()
     }
 
@@ -1245,7 +1297,7 @@ pub trait World: Sized {
     /// least one `&C` or `With<C>` (checked when the program is built).
     fn query<'w, Q: Query<'w, Self>>(&'w self) -> QueryIter<'w, Q::Fetch> {
         const { assert!(Q::REQUIRED, "{}", NEEDS_REQUIRED) };
-        QueryIter::new(Q::fetch(self))
+        QueryIter::in_world(Q::fetch(self), self.__entities())
     }
 
     /// A query that may write: `Q` is one of `&C`, `&mut C`, `Option<&C>`,
@@ -1284,6 +1336,7 @@ pub trait World: Sized {
     /// assert_eq!(world.pos.get(e).unwrap().0, 2.0);
     /// ```
     fn query_mut<'w, Q: QueryMut<'w, Self>>(&'w mut self) -> Join<'w, Q::Fetch> {
+        Q::__sync(self);
         self.__groups_refresh();
         let mut parts = self.__parts();
         Join::new(Q::__fetch(&mut parts))
@@ -1311,6 +1364,10 @@ pub trait World: Sized {
         &'w mut self,
         entity: Entity,
     ) -> Option<<Q::Fetch as FetchMut<'w>>::Item<'w>> {
+        // A storage out of step may hold values of dead entities: only read.
+        if !Q::__in_step(self) && !self.is_alive(entity) {
+            return None;
+        }
         let mut parts = self.__parts();
         Q::__fetch(&mut parts).fetch_owned(entity)
     }
@@ -1351,6 +1408,7 @@ pub trait World: Sized {
     /// assert_eq!((world.size::<Hp>(), world.size::<Dead>()), (1, 1));
     /// ```
     fn apply(&mut self, commands: &mut Commands<Self>) -> ApplyReport {
+        self.__sync_all();
         let buffer = commands.id;
         let mut report = ApplyReport::new(buffer);
         let spawned = commands.spawn_real_entities(self, &mut report);
@@ -1436,28 +1494,13 @@ pub trait World: Sized {
         G::__len(self)
     }
 
-    /// Checks every invariant: each storage's sparse/dense agreement, and
-    /// that every stored entity is alive. Panics with a description of the
-    /// first violation. For tests.
+    /// Checks every invariant (see "Invariants" above) and panics with a
+    /// description of the first violation. For tests.
     #[doc(hidden)]
     fn assert_invariants(&self) {
-        let entities = self.__entities();
-        assert_eq!(
-            entities.iter().count(),
-            entities.len(),
-            "{}: alive count is off",
-            Self::NAME
-        );
-        self.__check_storages(&mut |component, stored| {
-            for &entity in stored {
-                assert!(
-                    entities.is_alive(entity),
-                    "{}: storage of `{component}` holds dead entity {entity}",
-                    Self::NAME
-                );
-            }
-        });
-        self.__groups_check();
+        if let Err(problem) = check_world(self) {
+            panic!("{}: {problem}", Self::NAME);
+        }
     }
 }
 
@@ -1485,6 +1528,93 @@ impl<W: World, B: Bundle<W>> Drop for Batch<'_, W, B> {
         B::__attach(self.world, self.spawned);
         self.world.__groups_hook::<B>(Hook::Entered, self.spawned);
     }
+}
+
+/// Brings `C`'s storage in step with the world's allocator before the world
+/// uses it (see [`SparseMap`], "Storages moved between worlds"): one
+/// comparison when it already is.
+#[inline]
+pub(crate) fn sync<W: Contains<C>, C>(world: &mut W) {
+    if !world.sparse_map().is_synced(world.__entities().stamp()) {
+        resync::<W, C>(world);
+    }
+}
+
+/// The slow half of [`sync`]: drops every entry of `C`'s storage whose
+/// entity is not alive (once the storage is consistent), and stamps it.
+#[cold]
+#[inline(never)]
+fn resync<W: Contains<C>, C>(world: &mut W) {
+    let entities = world.__entities();
+    let dead = world
+        .sparse_map()
+        .dead_entries(|entity| entities.is_alive(entity));
+    let stamp = entities.stamp();
+    drop(world.sparse_map_mut().resync(&dead, stamp));
+}
+
+/// The number of entries of `C`'s storage as the world sees it: all of
+/// them if it is in step with the allocator, else those whose entity is
+/// alive (see [`SparseMap`], "Storages moved between worlds").
+#[inline]
+fn live_len<W: Contains<C>, C>(world: &W) -> usize {
+    let (entities, storage) = (world.__entities(), world.sparse_map());
+    if storage.is_synced(entities.stamp()) {
+        storage.len()
+    } else {
+        storage
+            .live_slots(|entity| entities.is_alive(entity))
+            .count()
+    }
+}
+
+/// The dense slot of the `index`-th entry of `C`'s storage, as the world
+/// sees it (see [`live_len`]).
+#[inline]
+fn dense_slot<W: Contains<C>, C>(world: &W, index: usize) -> Option<usize> {
+    let (entities, storage) = (world.__entities(), world.sparse_map());
+    if storage.is_synced(entities.stamp()) {
+        (index < storage.len()).then_some(index)
+    } else {
+        storage
+            .live_slots(|entity| entities.is_alive(entity))
+            .nth(index)
+    }
+}
+
+/// Checks the world's invariants (see [`World`], "Invariants"), saying
+/// which is broken. `assert_invariants` panics with it; loading a saved
+/// world returns it as the error.
+pub(crate) fn check_world<W: World>(world: &W) -> Result<(), alloc::string::String> {
+    world
+        .__entities()
+        .check()
+        .map_err(|problem| alloc::format!("the allocator: {problem}"))?;
+    world.__check_storages()?;
+    world.__groups_check()
+}
+
+/// Checks one storage of a world: its own invariant, and, if it is in step
+/// with `entities`, that every entity it stores or queues is alive.
+pub fn check_storage<T>(
+    entities: &EntityAllocator,
+    name: &str,
+    storage: &SparseMap<T>,
+) -> Result<(), alloc::string::String> {
+    storage
+        .check()
+        .map_err(|problem| alloc::format!("the `{name}` storage: {problem}"))?;
+    if storage.is_synced(entities.stamp()) {
+        if let Some((what, dead)) = storage
+            .all_entries()
+            .find(|&(_, entity)| !entities.is_alive(entity))
+        {
+            return Err(alloc::format!(
+                "the `{name}` storage {what} entity {dead}, which is not alive"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Hands `component` back in a `DeadEntity` error unless `entity` is alive.

@@ -49,6 +49,7 @@ const WEIGHTS: &[(&str, u32, u32)] = &[
     ("QueryCommands", 20, 20),
     ("GetMany", 30, 30),
     ("Clear", 1, 3),
+    ("SaveLoad", 6, 6),
 ];
 
 /// SplitMix64.

@@ -37,6 +37,22 @@ world! {
     }
 }
 
+/// Serde derive paths with a leading `::`, kept as written, next to a
+/// module named `core`.
+mod leading_colons {
+    #![allow(dead_code)]
+    mod core {}
+    use typed_ecs::prelude::*;
+
+    #[derive(::serde::Serialize, ::serde::Deserialize, ::core::fmt::Debug)]
+    pub struct Tag(pub u8);
+
+    world! {
+        #[derive(::core::fmt::Debug, ::serde::Serialize, ::serde::Deserialize)]
+        pub struct Tagged<Tag>;
+    }
+}
+
 world! {
     /// A saved game with an owning group.
     #[derive(Serialize, Deserialize)]
@@ -160,6 +176,16 @@ fn explicit_field_worlds_and_serde_paths_work() {
 }
 
 #[test]
+fn leading_colon_derive_paths_work() {
+    use leading_colons::{Tag, Tagged};
+    let mut world = Tagged::new();
+    let e = world.spawn_with((Tag(7),));
+    let loaded: Tagged = serde_json::from_str(&serde_json::to_string(&world).unwrap()).unwrap();
+    assert_eq!(loaded.get::<Tag>(e).map(|tag| tag.0), Some(7));
+    assert!(format!("{loaded:?}").contains("Tag"));
+}
+
+#[test]
 fn entity_storage_and_allocator_round_trip_alone() {
     let (world, _) = sample();
     let entities: typed_ecs::EntityAllocator =
@@ -248,18 +274,120 @@ fn a_broken_free_list_is_rejected() {
     assert!(error.contains("neither free nor retired"), "{error}");
 }
 
+/// Saves `world` as JSON and as postcard, loads both, and checks each
+/// loaded world against the original (now and after the sync point).
+fn round_trips(world: &Save, handles: &[Entity]) {
+    let json = serde_json::to_string(world).unwrap();
+    let from_json: Save = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}\n{json}"));
+    let bytes = postcard::to_allocvec(world).unwrap();
+    let from_postcard: Save = postcard::from_bytes(&bytes).unwrap();
+    for loaded in [from_json, from_postcard] {
+        loaded.assert_invariants();
+        assert_same_future(world.clone(), loaded, handles);
+    }
+}
+
 #[test]
-fn a_queued_add_that_breaks_the_rules_is_rejected() {
-    // Entity 1 has a Position and no queued removal: a queued add of another
-    // Position could never have been accepted by `add_deferred`.
+fn a_despawn_queued_for_an_entity_despawned_since_loads() {
+    // Queued for the sync point, then killed by another system first.
+    let mut world = Save::new();
+    let e = world.spawn_with((Position { x: 1.0, y: 1.0 }, Name("e".into())));
+    let other = world.spawn_with((Name("other".into()),));
+    world.despawn_deferred(e);
+    world.despawn_deferred(e); // queueing twice is harmless
+    world.despawn(e);
+    world.assert_invariants();
+    round_trips(&world, &[e, other]);
+    // The index is reused before the sync point: the queued despawn still
+    // names the old entity, and must not touch the new one.
+    let reused = world.spawn_with((Name("reused".into()),));
+    assert_eq!(reused.index(), e.index());
+    round_trips(&world, &[e, other, reused]);
+    let json = serde_json::to_string(&world).unwrap();
+    let mut loaded: Save = serde_json::from_str(&json).unwrap();
+    loaded.finalize_updates();
+    assert!(loaded.is_alive(reused));
+}
+
+#[test]
+fn a_queued_add_for_an_entity_that_gained_the_component_loads() {
+    // Documented: the queued value replaces the one added in the meantime.
+    let mut world = Save::new();
+    let e = world.spawn();
+    world.add_deferred(e, Position { x: 1.0, y: 1.0 });
+    world.add(e, Position { x: 2.0, y: 2.0 });
+    world.assert_invariants();
+    round_trips(&world, &[e]);
+    let json = serde_json::to_string(&world).unwrap();
+    let mut loaded: Save = serde_json::from_str(&json).unwrap();
+    loaded.finalize_updates();
+    assert_eq!(
+        loaded.get::<Position>(e),
+        Some(&Position { x: 1.0, y: 1.0 })
+    );
+}
+
+#[test]
+fn the_same_states_reached_through_commands_load() {
+    let mut world = Save::new();
+    let e = world.spawn();
+    let f = world.spawn();
+    world.add_deferred(e, Frozen);
+    world.despawn_deferred(f);
+    let mut commands = Commands::new();
+    commands.add(e, Frozen);
+    commands.despawn(f);
+    assert!(world.apply(&mut commands).is_clean());
+    world.assert_invariants();
+    round_trips(&world, &[e, f]);
+}
+
+#[test]
+fn hostile_queues_are_rejected() {
+    // A despawn queued for a handle the allocator never handed out could
+    // kill whichever entity gets that handle later.
     let error = load_error(|v| {
-        let item = serde_json::json!([[1, 1], {"x": 0.0, "y": 0.0}]);
-        v["position"]["pending_adds"]
+        v["entities"]["pending_despawns"]
             .as_array_mut()
             .unwrap()
-            .push(item);
+            .push(serde_json::json!([0, 7]));
     });
-    assert!(error.contains("already has one"), "{error}");
+    assert!(error.contains("never handed out"), "{error}");
+    let error = load_error(|v| {
+        v["entities"]["pending_despawns"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!([5000, 1]));
+    });
+    assert!(error.contains("never handed out"), "{error}");
+    // Queued changes for entities that are not alive.
+    let error = load_error(|v| {
+        v["frozen"]["pending_adds"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!([[0, 1], null]));
+    });
+    assert!(error.contains("not alive"), "{error}");
+    let error = load_error(|v| {
+        v["name"]["pending_removes"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!([0, 1]));
+    });
+    assert!(error.contains("not alive"), "{error}");
+}
+
+#[test]
+fn a_storage_out_of_step_is_saved_as_the_world_sees_it() {
+    let (mut world, handles) = sample();
+    let taken = std::mem::take(&mut world.name);
+    world.despawn(handles[1]);
+    world.name = taken; // still holds handles[1]'s name and queued changes
+    assert_eq!(world.get::<Name>(handles[1]), None);
+    round_trips(&world, &handles);
+    let json = serde_json::to_value(&world).unwrap();
+    let saved = json["name"]["values"].as_array().unwrap();
+    assert_eq!(saved.len(), world.size::<Name>());
 }
 
 #[test]

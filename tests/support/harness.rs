@@ -84,6 +84,26 @@ impl Tracked {
     }
 }
 
+/// Saved as `[id, value]`. Loading makes the value again under its id,
+/// which must not be alive: a load after the saved world was dropped
+/// revives each value exactly once.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Tracked {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (self.id, self.value).serialize(serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Tracked {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (id, value) = <(u64, u64)>::deserialize(deserializer)?;
+        let fresh = LEDGER.with(|ledger| ledger.borrow_mut().insert(id));
+        assert!(fresh, "a load revived value #{id}, which is still alive");
+        Ok(Tracked { id, value })
+    }
+}
+
 impl Drop for Tracked {
     fn drop(&mut self) {
         let known = LEDGER.with(|ledger| ledger.borrow_mut().remove(&self.id));
@@ -93,6 +113,24 @@ impl Drop for Tracked {
             self.id
         );
     }
+}
+
+/// A saved world with each storage's entry lists sorted, so that two saves
+/// of one world compare equal whatever the order of its dense arrays.
+#[cfg(feature = "serde")]
+fn normalized(mut saved: serde_json::Value) -> serde_json::Value {
+    for (field, value) in saved.as_object_mut().expect("a world saves as a map") {
+        if field == "entities" {
+            continue;
+        }
+        for list in ["values", "pending_adds", "pending_removes"] {
+            let entries = value[list]
+                .as_array_mut()
+                .expect("a storage saves its lists");
+            entries.sort_by_key(|entry| entry.to_string());
+        }
+    }
+    saved
 }
 
 /// Says how the ledger differs from `expected`, the ids the model holds.
@@ -118,22 +156,36 @@ fn ledger_differs(expected: &[u64]) -> Option<String> {
 // ---------------------------------------------------------------------------
 
 #[derive(Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct A(pub Tracked);
 
 #[derive(Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct B(pub Tracked);
 
 #[derive(Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct C(pub Tracked);
 
 /// The zero-sized component.
 #[derive(Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Marker;
 
+#[cfg(not(feature = "serde"))]
 world! {
     /// The world the harness drives: three tracked values and a marker, with
     /// `A` and `B` in an owning group, so every operation also keeps a group
     /// packed (and queries over exactly `A` and `B` walk it densely).
+    pub struct Sim<A, B, C, Marker>;
+    group (A, B);
+}
+
+#[cfg(feature = "serde")]
+world! {
+    /// The world the harness drives (see above), saved and loaded by
+    /// [`Op::SaveLoad`].
+    #[derive(serde::Serialize, serde::Deserialize)]
     pub struct Sim<A, B, C, Marker>;
     group (A, B);
 }
@@ -458,15 +510,22 @@ pub enum Op {
     /// [`GET_SHAPES`].
     GetMany(Target, u8),
     Clear,
+    /// Saves the world (as postcard, or JSON), drops it, loads it back and
+    /// checks the loaded world saves the same (feature `serde`; without it,
+    /// does nothing).
+    SaveLoad {
+        postcard: bool,
+    },
 }
 
 /// Number of operation kinds: `Op::from_parts` takes a kind below it.
-pub const OP_KINDS: usize = 28;
+pub const OP_KINDS: usize = 29;
 
 /// How often each operation kind comes out of [`Op::from_code`], out of 256:
 /// bytes make every kind reachable, most often the ones that build state.
 const CODE_WEIGHTS: [u8; OP_KINDS] = [
-    16, 8, 20, 10, 14, 8, 8, 6, 8, 4, 8, 14, 8, 10, 6, 10, 12, 8, 8, 8, 12, 12, 2, 10, 10, 6, 8, 2,
+    14, 8, 18, 10, 14, 8, 8, 6, 8, 4, 8, 14, 8, 10, 6, 10, 12, 8, 8, 8, 12, 12, 2, 10, 10, 6, 8, 2,
+    4,
 ];
 
 const _: () = {
@@ -536,7 +595,8 @@ impl Op {
             24 => Op::QueryMut(extra % MUT_SHAPES.len() as u8),
             25 => Op::QueryCommands { for_loop: bit(0) },
             26 => Op::GetMany(t, extra % GET_SHAPES.len() as u8),
-            _ => Op::Clear,
+            27 => Op::Clear,
+            _ => Op::SaveLoad { postcard: bit(0) },
         }
     }
 
@@ -571,6 +631,7 @@ impl Op {
             Op::QueryCommands { .. } => "QueryCommands",
             Op::GetMany(..) => "GetMany",
             Op::Clear => "Clear",
+            Op::SaveLoad { .. } => "SaveLoad",
         }
     }
 
@@ -754,6 +815,12 @@ pub const OUTCOMES: &[&str] = &[
     "group:rebuilding",
 ];
 
+/// The outcomes of [`Op::SaveLoad`], counted with the `serde` feature only.
+#[cfg(feature = "serde")]
+const SAVE_LOAD_OUTCOMES: &[&str] = &["save_load:json", "save_load:postcard"];
+#[cfg(not(feature = "serde"))]
+const SAVE_LOAD_OUTCOMES: &[&str] = &[];
+
 /// The read-only shapes of [`READ_SHAPES`] that are exactly the group
 /// `(A, B)`, and the writing ones of [`MUT_SHAPES`].
 const DENSE_READ_SHAPES: [usize; 3] = [1, 11, 12];
@@ -769,7 +836,9 @@ impl Coverage {
     /// Every counter, operations first.
     pub fn keys() -> Vec<&'static str> {
         let ops = (0..OP_KINDS).map(|kind| Op::from_parts(kind, [0; CODE_LEN - 1]).name());
-        ops.chain(OUTCOMES.iter().copied()).collect()
+        ops.chain(OUTCOMES.iter().copied())
+            .chain(SAVE_LOAD_OUTCOMES.iter().copied())
+            .collect()
     }
 
     fn hit(&mut self, key: &str) {
@@ -1672,8 +1741,48 @@ impl Harness {
                 self.world.clear();
                 self.model.clear();
             }
+            Op::SaveLoad { postcard } => self.save_load(postcard),
         }
     }
+
+    /// Saves the world, drops it, and loads it back. The drop ledger checks
+    /// that every value was dropped with the old world and revived once by
+    /// the load; the loaded world must save the same as the original (up to
+    /// the order of each storage's entries, which a load may change while it
+    /// packs the owning group); the model checks the rest after the step,
+    /// and the operations after it check that the queues survived.
+    #[cfg(feature = "serde")]
+    fn save_load(&mut self, postcard: bool) {
+        let saved = normalized(serde_json::to_value(&self.world).expect("a world saves"));
+        let bytes = if postcard {
+            postcard::to_allocvec(&self.world).expect("a world saves")
+        } else {
+            serde_json::to_vec(&self.world).expect("a world saves")
+        };
+        drop(std::mem::take(&mut self.world));
+        let loaded: Result<Sim, String> = if postcard {
+            postcard::from_bytes(&bytes).map_err(|e| e.to_string())
+        } else {
+            serde_json::from_slice(&bytes).map_err(|e| e.to_string())
+        };
+        let mut loaded = loaded.unwrap_or_else(|error| {
+            panic!("a valid world failed to load ({error}): {}", self.ctx())
+        });
+        // The index limit is a test hook, not part of a save.
+        loaded.entities.limit_indices(INDEX_LIMIT as u32);
+        let again = normalized(serde_json::to_value(&loaded).expect("a world saves"));
+        assert_eq!(again, saved, "the loaded world differs: {}", self.ctx());
+        self.world = loaded;
+        self.hit(if postcard {
+            "save_load:postcard"
+        } else {
+            "save_load:json"
+        });
+    }
+
+    /// Without the `serde` feature there is nothing to save with.
+    #[cfg(not(feature = "serde"))]
+    fn save_load(&mut self, _postcard: bool) {}
 
     // ----- entities -----
 
