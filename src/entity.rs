@@ -247,7 +247,7 @@ const MAX_SLOTS: u32 = RESERVED_BIT;
 /// assert!(world.entities.is_alive(b) && !world.entities.is_alive(a));
 /// assert_eq!(world.entities.len(), pos.len());
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct EntityAllocator {
     slots: Vec<Slot>,
     /// Indices of free (not alive, not retired) slots, reused last-in first-out.
@@ -256,8 +256,13 @@ pub struct EntityAllocator {
     alive: u32,
     /// Number of slots retired because their generation ran out.
     retired: u32,
-    /// Entities queued by `despawn_deferred`, despawned at the next sync point.
+    /// Entities queued by `despawn_deferred`, despawned at the next sync
+    /// point in the order queued: those from `despawns_done` on.
     pending_despawns: Vec<Entity>,
+    /// How many of `pending_despawns` the sync point has taken. Only a sync
+    /// point that a panicking `Drop` stopped leaves it above 0; the next one
+    /// goes on from there.
+    despawns_done: usize,
     /// Slots may not be created at or past this index (`MAX_SLOTS` normally;
     /// lowered in tests to exercise exhaustion).
     slot_limit: u32,
@@ -272,6 +277,7 @@ impl EntityAllocator {
             alive: 0,
             retired: 0,
             pending_despawns: Vec::new(),
+            despawns_done: 0,
             slot_limit: MAX_SLOTS,
         }
     }
@@ -416,6 +422,7 @@ impl EntityAllocator {
     /// despawns. Slots are kept for reuse.
     pub(crate) fn clear(&mut self) {
         self.pending_despawns.clear();
+        self.despawns_done = 0;
         for index in 0..self.slots.len() as u32 {
             let slot = self.slots[index as usize];
             if slot.alive {
@@ -453,15 +460,34 @@ impl EntityAllocator {
         alive
     }
 
-    /// Takes the despawn queue, leaving it empty.
-    pub(crate) fn take_pending_despawns(&mut self) -> Vec<Entity> {
-        core::mem::take(&mut self.pending_despawns)
+    /// The despawns queued and not yet taken, in the order queued.
+    fn queued_despawns(&self) -> &[Entity] {
+        &self.pending_despawns[self.despawns_done..]
+    }
+
+    /// Takes the first queued despawn off the queue. The rest stay queued
+    /// until they are taken in turn, so a sync point stopped by a panic
+    /// leaves them for the next one. Once the queue is used up it is emptied
+    /// (keeping its allocation).
+    #[inline]
+    pub(crate) fn pop_pending_despawn(&mut self) -> Option<Entity> {
+        match self.pending_despawns.get(self.despawns_done) {
+            Some(&entity) => {
+                self.despawns_done += 1;
+                Some(entity)
+            }
+            None => {
+                self.pending_despawns.clear();
+                self.despawns_done = 0;
+                None
+            }
+        }
     }
 
     /// The slots, the free list and the queued despawns, for saving.
     #[cfg(feature = "serde")]
     pub(crate) fn parts(&self) -> (&[Slot], &[u32], &[Entity]) {
-        (&self.slots, &self.free, &self.pending_despawns)
+        (&self.slots, &self.free, self.queued_despawns())
     }
 
     /// Rebuilds an allocator from saved parts, or says what is wrong with
@@ -524,6 +550,7 @@ impl EntityAllocator {
             alive,
             retired,
             pending_despawns,
+            despawns_done: 0,
             slot_limit: MAX_SLOTS,
         };
         if let Some(dead) = allocator
@@ -577,7 +604,11 @@ impl EntityAllocator {
                 "allocator: a dead slot kept generation 1"
             );
         }
-        for &entity in &self.pending_despawns {
+        assert!(
+            self.despawns_done <= self.pending_despawns.len(),
+            "allocator: more despawns taken than queued"
+        );
+        for &entity in self.queued_despawns() {
             assert!(
                 entity.index() < self.slots.len() as u32,
                 "allocator: queued despawn of a missing slot"
@@ -605,6 +636,20 @@ impl EntityAllocator {
                 slot.generation = slot.generation.max(generation);
             }
         }
+    }
+}
+
+/// Lists the despawns still queued, not those a sync point has taken.
+impl fmt::Debug for EntityAllocator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EntityAllocator")
+            .field("slots", &self.slots)
+            .field("free", &self.free)
+            .field("alive", &self.alive)
+            .field("retired", &self.retired)
+            .field("pending_despawns", &self.queued_despawns())
+            .field("slot_limit", &self.slot_limit)
+            .finish()
     }
 }
 
@@ -753,11 +798,33 @@ mod tests {
         entities.queue_despawn(handles[0]);
         entities.clear();
         assert!(entities.is_empty());
-        assert!(entities.take_pending_despawns().is_empty());
+        assert_eq!(entities.pop_pending_despawn(), None);
         assert!(handles.iter().all(|&e| !entities.is_alive(e)));
         let fresh: HashSet<_> = (0..10).map(|_| entities.alloc()).collect();
         assert!(handles.iter().all(|e| !fresh.contains(e)));
         assert_eq!(entities.slot_count(), 10);
+    }
+
+    #[test]
+    fn queued_despawns_are_taken_in_order_and_the_rest_stays_queued() {
+        let mut entities = EntityAllocator::new();
+        let handles: Vec<Entity> = (0..4).map(|_| entities.alloc()).collect();
+        for &e in &handles[..3] {
+            assert!(entities.queue_despawn(e));
+        }
+        assert_eq!(entities.pop_pending_despawn(), Some(handles[0]));
+        // A sync point stopped here leaves the rest queued, and only those.
+        assert_eq!(entities.queued_despawns(), &handles[1..3]);
+        assert!(format!("{entities:?}").contains(&format!(
+            "pending_despawns: [{:?}, {:?}]",
+            handles[1], handles[2]
+        )));
+        entities.assert_invariants();
+        assert!(entities.queue_despawn(handles[3]));
+        let rest: Vec<Entity> = core::iter::from_fn(|| entities.pop_pending_despawn()).collect();
+        assert_eq!(rest, &handles[1..]);
+        assert!(entities.pending_despawns.capacity() > 0, "kept for reuse");
+        assert!(entities.pending_despawns.is_empty() && entities.despawns_done == 0);
     }
 
     /// A seeded random run of alloc/free against a simple model: the set of

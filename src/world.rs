@@ -1041,8 +1041,15 @@ pub trait World: Sized {
     /// queues are empty. Where the added values land in each storage's dense
     /// order is unspecified, as with every change.
     ///
-    /// If a component's `Drop` panics during the sync point, the world stays
-    /// consistent; the changes not yet applied may be dropped.
+    /// Each change leaves its queue before anything is dropped, and a value
+    /// is dropped (the one removed, replaced or despawned) only once every
+    /// storage is consistent again. So if a component's `Drop` panics, the
+    /// panic reaches the caller with the world consistent: the change whose
+    /// value was being dropped is applied, and every change not applied yet
+    /// is still queued, values included. The next `finalize_updates` applies
+    /// them, in the phase order above (within one storage's removals or
+    /// additions, in an order then unspecified; despawns in the order
+    /// queued). Nothing is lost or dropped twice.
     ///
     /// Queue changes while you iterate by index, then call this once the loop
     /// is done:
@@ -1071,7 +1078,7 @@ pub trait World: Sized {
     fn finalize_updates(&mut self) {
         self.__apply_removals();
         self.__apply_additions();
-        for entity in self.__entities_mut().take_pending_despawns() {
+        while let Some(entity) = self.__entities_mut().pop_pending_despawn() {
             self.despawn(entity);
         }
     }
@@ -1506,35 +1513,41 @@ fn alive_or_give_back<W: World, C>(
     }
 }
 
-/// Applies the queued removals of `C`. A grouped component's entities
-/// leave their group first, one by one.
+/// Applies the queued removals of `C`, in the order queued. A grouped
+/// component's entities leave their group first, one by one. Each removal
+/// leaves the queue before its value is dropped, so a panicking `Drop`
+/// leaves the rest queued.
 pub(crate) fn apply_removals<W: Contains<C>, C>(world: &mut W) {
     if !const { contains_index(W::__GROUPED, <W as Contains<C>>::INDEX) } {
         world.sparse_map_mut().apply_removals();
         return;
     }
-    let mut pending = world.sparse_map_mut().take_pending_removes();
-    for entity in pending.drain() {
+    if !world.sparse_map_mut().ready_pending_removes() {
+        return;
+    }
+    while let Some(entity) = world.sparse_map_mut().pop_pending_remove() {
         world.__groups_leaving::<(C,)>(entity);
         drop(world.sparse_map_mut().remove(entity));
     }
-    world.sparse_map_mut().restore_pending_removes(pending);
 }
 
-/// Applies the queued additions of `C`. A grouped component's entities
-/// join their group as they complete it.
+/// Applies the queued additions of `C`, in the order queued. A grouped
+/// component's entities join their group as they complete it. Each
+/// addition leaves the queue before a value it replaces is dropped, so a
+/// panicking `Drop` leaves the rest queued.
 pub(crate) fn apply_additions<W: Contains<C>, C>(world: &mut W) {
     if !const { contains_index(W::__GROUPED, <W as Contains<C>>::INDEX) } {
         world.sparse_map_mut().apply_additions();
         return;
     }
-    let mut pending = world.sparse_map_mut().take_pending_adds();
-    for (entity, value) in pending.drain() {
+    if !world.sparse_map_mut().ready_pending_adds() {
+        return;
+    }
+    while let Some((entity, value)) = world.sparse_map_mut().pop_pending_add() {
         let replaced = world.sparse_map_mut().insert(entity, value);
         world.__groups_entered::<(C,)>(entity);
         drop(replaced);
     }
-    world.sparse_map_mut().restore_pending_adds(pending);
 }
 
 const NEEDS_REQUIRED: &str = "a query needs at least one component every result has (`&C` or \
