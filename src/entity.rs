@@ -20,7 +20,8 @@ use crate::error::SpawnError;
 /// returns `None`, even after the slot has been reused by a new entity.
 ///
 /// `Debug` prints the handle compactly as `{index}v{generation}` (and a
-/// handle reserved by a command buffer as `reserved#{n}@{buffer}`).
+/// handle reserved by a command buffer as `reserved#{n}`, where `n` is its
+/// reservation number, never handed out twice in one program).
 ///
 /// A handle does not record which world made it. Used with another world, it
 /// names whatever that world has at the same index and generation, or
@@ -157,7 +158,7 @@ impl Entity {
     /// let mut commands = Commands::<Game>::new();
     /// let reserved = commands.spawn();
     /// assert!(reserved.is_reserved());
-    /// assert!(format!("{reserved:?}").starts_with("reserved#0@"));
+    /// assert!(format!("{reserved:?}").starts_with("reserved#"));
     /// assert!(!world.spawn().is_reserved());
     /// ```
     #[inline]
@@ -165,34 +166,48 @@ impl Entity {
         self.index() & RESERVED_BIT != 0
     }
 
-    /// The reserved handle for the `ordinal`-th spawn of the command buffer
-    /// `buffer` (31 bits). Reserved handles have the top index bit set, which
-    /// no real entity's index has (see `MAX_SLOTS`).
+    /// The reserved handle carrying the reservation number `number`
+    /// (below [`RESERVATION_LIMIT`]): the top index bit set, which no real
+    /// entity's index has (see `MAX_SLOTS`), the low 31 bits of `number` in
+    /// the rest of the index, and the higher bits, plus one, as the
+    /// generation. Distinct numbers make distinct handles.
+    ///
+    /// # Panics
+    ///
+    /// If `number` is not below [`RESERVATION_LIMIT`] (the counter that hands
+    /// numbers out stops before).
     #[track_caller]
-    pub(crate) fn reserved(buffer: u32, ordinal: u32) -> Entity {
-        let generation = ordinal
-            .checked_add(1)
-            .and_then(NonZeroU32::new)
-            .expect("a Commands buffer can reserve at most u32::MAX - 1 entities between applies");
-        Entity::new(RESERVED_BIT | (buffer & !RESERVED_BIT), generation)
+    pub(crate) fn reserved(number: u64) -> Entity {
+        assert!(
+            number < RESERVATION_LIMIT,
+            "reservation number {number} does not fit in an entity handle"
+        );
+        // Below the limit, `number >> 31` is at most `u32::MAX - 1`.
+        let generation = NonZeroU32::MIN.saturating_add((number >> 31) as u32);
+        Entity::new(RESERVED_BIT | (number as u32 & !RESERVED_BIT), generation)
     }
 
-    /// For a reserved handle: the buffer that made it, and the position of
-    /// its spawn in that buffer.
+    /// For a reserved handle: its reservation number.
     #[inline]
-    pub(crate) fn reserved_parts(self) -> Option<(u32, u32)> {
-        self.is_reserved()
-            .then(|| (self.index() & !RESERVED_BIT, self.generation() - 1))
+    pub(crate) fn reservation(self) -> Option<u64> {
+        self.is_reserved().then(|| {
+            (u64::from(self.generation() - 1) << 31) | u64::from(self.index() & !RESERVED_BIT)
+        })
     }
 }
 
 /// The index bit that marks reserved handles: real indices stay below it.
 const RESERVED_BIT: u32 = 1 << 31;
 
+/// Reservation numbers are `0..RESERVATION_LIMIT` (2^63 - 2^31): a reserved
+/// handle holds 31 bits of the number in its index and the rest, plus one,
+/// in its generation, which stops at `u32::MAX`.
+pub(crate) const RESERVATION_LIMIT: u64 = (u32::MAX as u64) << 31;
+
 impl fmt::Debug for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.reserved_parts() {
-            Some((buffer, ordinal)) => write!(f, "reserved#{ordinal}@{buffer}"),
+        match self.reservation() {
+            Some(number) => write!(f, "reserved#{number}"),
             None => write!(f, "{}v{}", self.index(), self.generation()),
         }
     }
@@ -713,6 +728,53 @@ mod tests {
         assert_eq!(Entity::from_bits(3), None);
         let max = Entity::new(u32::MAX, generation(u32::MAX));
         assert_eq!(Entity::from_bits(max.to_bits()), Some(max));
+    }
+
+    /// Reservation numbers round-trip through handles at every boundary of
+    /// the encoding, and numbers 2^31 or 2^32 apart (the same index bits)
+    /// make different handles.
+    #[test]
+    fn reservation_numbers_round_trip_and_never_collide() {
+        let mut numbers = std::vec![0, 1, 255, 256];
+        for base in [1u64 << 31, 1 << 32, 1 << 33, 1 << 62, RESERVATION_LIMIT] {
+            numbers.extend([base - 2, base - 1]);
+            if base < RESERVATION_LIMIT {
+                numbers.extend([base, base + 1]);
+            }
+        }
+        numbers.push(0x1234_5678_9abc_def0 % RESERVATION_LIMIT);
+        let mut seen = HashSet::new();
+        for &number in &numbers {
+            let handle = Entity::reserved(number);
+            assert!(handle.is_reserved(), "{number}");
+            assert_eq!(handle.reservation(), Some(number));
+            assert_eq!(Entity::from_bits(handle.to_bits()), Some(handle));
+            assert_eq!(format!("{handle:?}"), format!("reserved#{number}"));
+            assert!(seen.insert(handle), "{number} collides");
+            for apart in [1u64 << 31, 1 << 32] {
+                if let Some(other) = number.checked_add(apart).filter(|&n| n < RESERVATION_LIMIT) {
+                    assert_eq!(Entity::reserved(other).index(), handle.index());
+                    assert_ne!(Entity::reserved(other), handle, "{number} + {apart}");
+                }
+            }
+        }
+        assert_eq!(
+            Entity::reserved(RESERVATION_LIMIT - 1).generation(),
+            u32::MAX
+        );
+        // Real handles are not reservations.
+        assert_eq!(Entity::new(5, generation(3)).reservation(), None);
+        let highest_real = Entity::new(RESERVED_BIT - 1, generation(u32::MAX));
+        assert!(!highest_real.is_reserved());
+        // Every handle with the reserved bit decodes to a number in range.
+        let any = Entity::new(u32::MAX, generation(u32::MAX));
+        assert_eq!(any.reservation(), Some(RESERVATION_LIMIT - 1));
+    }
+
+    #[test]
+    #[should_panic(expected = "does not fit in an entity handle")]
+    fn a_reservation_number_past_the_limit_panics() {
+        Entity::reserved(RESERVATION_LIMIT);
     }
 
     #[test]

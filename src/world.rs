@@ -7,7 +7,7 @@ use core::any::type_name;
 use core::iter::{Chain, Once};
 use core::marker::PhantomData;
 
-use crate::commands::{ApplyReport, CommandKind, Commands, Queue, RejectReason, Resolver};
+use crate::commands::{ApplyReport, Commands, Queue};
 use crate::entity::{self, EntityAllocator};
 use crate::error::{AddError, AddErrorKind, SpawnError};
 use crate::group::{Group, Hook};
@@ -383,14 +383,10 @@ pub trait World: Sized {
     fn __take_all(&mut self) -> Self::__Taken;
     #[doc(hidden)]
     fn __parts(&mut self) -> Self::__Parts<'_>;
-    /// Applies every queue's removals, then every queue's additions.
+    /// Applies every queue's removals, then every queue's additions, of a
+    /// command buffer.
     #[doc(hidden)]
-    fn __apply_commands(
-        &mut self,
-        queues: &mut Self::__Queues,
-        resolver: &Resolver<'_>,
-        report: &mut ApplyReport,
-    );
+    fn __apply_commands(&mut self, commands: &mut Commands<Self>);
     /// Calls `check(name, entities)` for every storage, after checking its
     /// internal invariant.
     #[doc(hidden)]
@@ -1335,6 +1331,22 @@ pub trait World: Sized {
     /// declaration lists them, and each storage's commands in the order they
     /// were queued, so the same buffer always gives the same result and report.
     ///
+    /// # If a component's `Drop` panics
+    ///
+    /// Each command leaves the buffer (and [`Commands::len`]) as it is
+    /// applied, and its effect on the world is complete before anything is
+    /// dropped: the value it removes, replaces, despawns, or carried when it
+    /// was rejected (reported first). So a panicking `Drop` reaches the
+    /// caller with the world consistent and every command not applied yet
+    /// still in the buffer, in order. Apply the buffer to the same world
+    /// again to apply them:
+    /// reserved handles resolve to the entities the stopped apply made for
+    /// them (spawns it did not reach are made then), and the returned
+    /// report covers both applies, spawns and rejections of the stopped one
+    /// included. Until an apply completes, the buffer's reserved handles
+    /// keep working in it. Nothing is lost or dropped twice; clearing or
+    /// dropping the buffer drops what is left.
+    ///
     /// ```
     /// use typed_ecs::prelude::*;
     ///
@@ -1358,21 +1370,10 @@ pub trait World: Sized {
     /// assert_eq!((world.size::<Hp>(), world.size::<Dead>()), (1, 1));
     /// ```
     fn apply(&mut self, commands: &mut Commands<Self>) -> ApplyReport {
-        let buffer = commands.id;
-        let mut report = ApplyReport::new(buffer);
-        let spawned = commands.spawn_real_entities(self, &mut report);
-        commands.finish_apply();
-        let resolver = Resolver::new(buffer, &spawned);
-        self.__apply_commands(&mut commands.queues, &resolver, &mut report);
-        for entity in commands.despawns.drain(..) {
-            let despawned = resolver
-                .resolve(entity)
-                .is_some_and(|real| self.despawn(real));
-            if !despawned {
-                report.reject(entity, CommandKind::Despawn, None, RejectReason::DeadEntity);
-            }
-        }
-        report
+        commands.spawn_real_entities(self);
+        self.__apply_commands(commands);
+        commands.apply_despawns(self);
+        commands.finish_apply()
     }
 
     // ----- whole world -----
