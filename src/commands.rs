@@ -4,10 +4,12 @@
 //! A buffer is typed by its world and stores one queue per component, in a
 //! struct that [`world!`](crate::world) generates: no boxing, no type erasure.
 
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::any::type_name;
 use core::fmt;
 
+use crate::entity::RESERVATION_LIMIT;
 use crate::world::{Bundle, Contains};
 use crate::{Entity, World};
 
@@ -15,15 +17,15 @@ use crate::{Entity, World};
 /// the struct `world!` generates; not used directly.
 #[doc(hidden)]
 pub struct Queue<T> {
-    adds: Vec<(Entity, T)>,
-    removes: Vec<Entity>,
+    adds: VecDeque<(Entity, T)>,
+    removes: VecDeque<Entity>,
 }
 
 impl<T> Default for Queue<T> {
     fn default() -> Self {
         Queue {
-            adds: Vec::new(),
-            removes: Vec::new(),
+            adds: VecDeque::new(),
+            removes: VecDeque::new(),
         }
     }
 }
@@ -40,20 +42,29 @@ impl<T> fmt::Debug for Queue<T> {
 impl<T> Queue<T> {
     #[inline]
     pub(crate) fn push_add(&mut self, entity: Entity, value: T) {
-        self.adds.push((entity, value));
+        self.adds.push_back((entity, value));
     }
 }
 
-/// Applies the removals queued for `C` in a command buffer's queues.
-pub(crate) fn apply_removals<W: Contains<C>, C>(
-    world: &mut W,
-    queues: &mut W::__Queues,
-    resolver: &Resolver<'_>,
-    report: &mut ApplyReport,
-) {
+// Applying takes each command out of its queue, and out of `len`, before
+// acting on it, and acts on the world before anything is dropped; a
+// rejection is reported before the value it carried is dropped. So if a
+// component's `Drop` panics, every command not taken yet is still queued, in
+// order, and the buffer's `progress` holds the report so far.
+
+/// Applies the removals queued for `C` in a command buffer, in the order
+/// queued.
+pub(crate) fn apply_removals<W: Contains<C>, C>(world: &mut W, commands: &mut Commands<W>) {
+    let Commands {
+        queues,
+        progress,
+        len,
+        ..
+    } = commands;
     let queue = W::__queue(queues);
-    for entity in queue.removes.drain(..) {
-        match resolver
+    while let Some(entity) = queue.removes.pop_front() {
+        *len -= 1;
+        match progress
             .resolve(entity)
             .filter(|&real| world.is_alive(real))
         {
@@ -61,7 +72,7 @@ pub(crate) fn apply_removals<W: Contains<C>, C>(
                 world.__groups_leaving::<(C,)>(real);
                 drop(world.sparse_map_mut().remove(real));
             }
-            None => report.reject(
+            None => progress.reject(
                 entity,
                 CommandKind::Remove,
                 Some(type_name::<C>()),
@@ -71,86 +82,138 @@ pub(crate) fn apply_removals<W: Contains<C>, C>(
     }
 }
 
-/// Applies the additions queued for `C` in a command buffer's queues, in
-/// the order queued.
-pub(crate) fn apply_additions<W: Contains<C>, C>(
-    world: &mut W,
-    queues: &mut W::__Queues,
-    resolver: &Resolver<'_>,
-    report: &mut ApplyReport,
-) {
+/// Applies the additions queued for `C` in a command buffer, in the order
+/// queued.
+pub(crate) fn apply_additions<W: Contains<C>, C>(world: &mut W, commands: &mut Commands<W>) {
+    let Commands {
+        queues,
+        progress,
+        len,
+        ..
+    } = commands;
     let queue = W::__queue(queues);
-    for (entity, value) in queue.adds.drain(..) {
-        let component = Some(type_name::<C>());
-        match resolver
+    while let Some((entity, value)) = queue.adds.pop_front() {
+        *len -= 1;
+        let (value, reason) = match progress
             .resolve(entity)
             .filter(|&real| world.is_alive(real))
         {
             Some(real) => match world.sparse_map_mut().insert_new(real, value) {
-                Ok(()) => world.__groups_entered::<(C,)>(real),
-                Err(_already_present) => report.reject(
-                    entity,
-                    CommandKind::Add,
-                    component,
-                    RejectReason::AlreadyPresent,
-                ),
+                Ok(()) => {
+                    world.__groups_entered::<(C,)>(real);
+                    continue;
+                }
+                Err(value) => (value, RejectReason::AlreadyPresent),
             },
-            None => report.reject(
-                entity,
-                CommandKind::Add,
-                component,
-                RejectReason::DeadEntity,
-            ),
-        }
+            None => (value, RejectReason::DeadEntity),
+        };
+        progress.reject(entity, CommandKind::Add, Some(type_name::<C>()), reason);
+        drop(value);
     }
 }
 
-/// Maps the reserved handles of one buffer to the entities made for them.
+// ----- reservation numbers -----
+//
+// Every reserved handle carries a number that no other reservation in the
+// program gets, so a handle kept past its buffer's apply, or taken to another
+// buffer, can never name an entity there. Buffers take numbers from one
+// program-wide counter in blocks, so that threads filling their own buffers
+// touch the shared counter once per `BLOCK` reservations.
+
+/// How many reservation numbers a buffer takes from the counter at a time.
+const BLOCK: u64 = 256;
+
+/// The next reservation number to hand out. It only grows; once it is past
+/// [`RESERVATION_LIMIT`] every block taken panics (wrapping the `u64` would
+/// take 2^55 more blocks).
+#[cfg(target_has_atomic = "64")]
+static NEXT_RESERVATION: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
+/// Takes a block of `BLOCK` fresh reservation numbers; returns the first.
+#[cfg(target_has_atomic = "64")]
+#[track_caller]
+fn take_block() -> u64 {
+    use core::sync::atomic::Ordering;
+    let start = NEXT_RESERVATION.fetch_add(BLOCK, Ordering::Relaxed);
+    if start > RESERVATION_LIMIT - BLOCK {
+        out_of_reservations();
+    }
+    start
+}
+
+// Without 64-bit atomics the counter counts blocks in a `u32`, and refuses
+// to wrap. That limits a program to 2^32 blocks (2^40 numbers) in its whole
+// run: a buffer takes a block for its first reservation after each
+// completed apply, and one more per further 256 reservations. A program
+// that spawns through `Commands` in 100 buffers, 60 times a second, takes
+// 6,000 blocks a second and runs out (a panic in `Commands::spawn`, never a
+// reused number) after about eight days.
+#[cfg(not(target_has_atomic = "64"))]
+static NEXT_BLOCK: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+
+#[cfg(not(target_has_atomic = "64"))]
+#[track_caller]
+fn take_block() -> u64 {
+    take_block_from(&NEXT_BLOCK)
+}
+
+// Every block a `u32` block counter can hand out fits in a handle.
+const _: () = assert!((u32::MAX as u64 + 1) * BLOCK <= RESERVATION_LIMIT);
+
+/// Takes the next block of a `u32` block counter; panics rather than wrap.
+#[cfg(any(test, not(target_has_atomic = "64")))]
+#[track_caller]
+fn take_block_from(counter: &core::sync::atomic::AtomicU32) -> u64 {
+    use core::sync::atomic::Ordering;
+    match counter.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |block| {
+        block.checked_add(1)
+    }) {
+        Ok(block) => u64::from(block) * BLOCK,
+        Err(_) => out_of_reservations(),
+    }
+}
+
+#[cold]
+#[track_caller]
+fn out_of_reservations() -> ! {
+    panic!(
+        "typed_ecs: this program has used up the reservation numbers of `Commands::spawn` \
+         (they are never reused, so that a reserved handle never names the wrong entity)"
+    )
+}
+
+/// Moves the program-wide counter of reservation numbers `n` numbers
+/// forward, so tests can reach the edges of the encoding without reserving
+/// billions of handles. Safe: numbers only grow, so none is handed out
+/// twice. Test support, not part of the API.
+///
+/// ```
+/// use typed_ecs::commands::advance_reservations_for_tests;
+/// advance_reservations_for_tests(1 << 32);
+/// ```
+///
+/// # Panics
+///
+/// If the counter would pass the numbers a handle can carry (about 2^63;
+/// 2^40 on targets without 64-bit atomics).
 #[doc(hidden)]
-#[derive(Debug)]
-pub struct Resolver<'a> {
-    buffer: u32,
-    spawned: &'a [Option<Entity>],
-}
-
-impl<'a> Resolver<'a> {
-    pub(crate) fn new(buffer: u32, spawned: &'a [Option<Entity>]) -> Self {
-        Resolver { buffer, spawned }
-    }
-
-    /// The real entity for `entity`: itself, or the one made for a reserved
-    /// handle of this buffer (`None` if that spawn failed, or the handle was
-    /// reserved by another buffer or before an earlier apply).
-    #[inline]
-    pub(crate) fn resolve(&self, entity: Entity) -> Option<Entity> {
-        resolve_reserved(self.buffer, entity, |ordinal| {
-            self.spawned.get(ordinal as usize).copied().flatten()
-        })
-    }
-}
-
-/// `entity` itself if it is not reserved; for a handle reserved by `buffer`,
-/// `lookup(ordinal)`; for one reserved by any other buffer, `None`.
-#[inline]
-fn resolve_reserved(
-    buffer: u32,
-    entity: Entity,
-    lookup: impl FnOnce(u32) -> Option<Entity>,
-) -> Option<Entity> {
-    match entity.reserved_parts() {
-        None => Some(entity),
-        Some((made_by, ordinal)) if made_by == buffer => lookup(ordinal),
-        Some(_) => None,
-    }
-}
-
-/// Hands out buffer ids (31 bits, wrapping), so a reserved handle can be
-/// told apart from another buffer's, or from its own buffer's before an
-/// earlier apply.
-fn next_buffer_id() -> u32 {
-    use core::sync::atomic::{AtomicU32, Ordering};
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    NEXT.fetch_add(1, Ordering::Relaxed) & !(1 << 31)
+pub fn advance_reservations_for_tests(n: u64) {
+    use core::sync::atomic::Ordering;
+    #[cfg(target_has_atomic = "64")]
+    let moved = NEXT_RESERVATION.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
+        next.checked_add(n)
+            .filter(|&next| next <= RESERVATION_LIMIT)
+    });
+    #[cfg(not(target_has_atomic = "64"))]
+    let moved = NEXT_BLOCK.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |block| {
+        u32::try_from(n.div_ceil(BLOCK))
+            .ok()
+            .and_then(|blocks| block.checked_add(blocks))
+    });
+    assert!(
+        moved.is_ok(),
+        "advancing the reservation counter by {n} would pass the numbers a handle can carry"
+    );
 }
 
 /// A buffer of deferred changes for the world `W`: add, remove, despawn and
@@ -162,6 +225,10 @@ fn next_buffer_id() -> u32 {
 /// `Commands::new()` needs no world: `W` is inferred from the `apply` call.
 /// A buffer can be kept and reused; `apply` leaves it empty. Dropping a
 /// buffer without applying it drops the components it holds.
+///
+/// If a component's `Drop` panics during `apply`, the buffer keeps every
+/// command not applied yet, and the next `apply` goes on from there; see
+/// [`World::apply`].
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -190,11 +257,14 @@ fn next_buffer_id() -> u32 {
 /// ```
 pub struct Commands<W: World> {
     pub(crate) queues: W::__Queues,
-    /// This buffer's id since its last apply: part of every handle it reserves.
-    pub(crate) id: u32,
-    pub(crate) despawns: Vec<Entity>,
-    /// Number of reserved handles handed out (spawns queued).
-    spawns: u32,
+    pub(crate) despawns: VecDeque<Entity>,
+    /// Reserved handles handed out since the last completed apply, by
+    /// ordinal; those from `progress.made.len()` on are spawns still queued.
+    reserved: usize,
+    /// Since the last completed apply: the blocks of reservation numbers
+    /// taken, the entities made for reserved handles, and what an apply that
+    /// a panic stopped reported. The next completed apply returns it.
+    pub(crate) progress: ApplyReport,
     /// Number of commands queued.
     pub(crate) len: usize,
 }
@@ -218,15 +288,16 @@ impl<W: World> Commands<W> {
     pub fn new() -> Self {
         Commands {
             queues: W::__Queues::default(),
-            id: next_buffer_id(),
-            despawns: Vec::new(),
-            spawns: 0,
+            despawns: VecDeque::new(),
+            reserved: 0,
+            progress: ApplyReport::new(),
             len: 0,
         }
     }
 
     /// Number of commands queued (a spawn with a bundle counts once per
-    /// component, plus one).
+    /// component, plus one). Commands leave the count as they are applied,
+    /// so after an apply that a panic stopped it counts those left.
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
@@ -252,7 +323,9 @@ impl<W: World> Commands<W> {
         self.len == 0
     }
 
-    /// Drops everything queued.
+    /// Drops everything queued, and starts afresh: handles reserved so far
+    /// name nothing in this buffer any more, and what an apply stopped by a
+    /// panic had reported is forgotten.
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
@@ -308,7 +381,7 @@ impl<W: World> Commands<W> {
     where
         W: Contains<C>,
     {
-        W::__queue(&mut self.queues).removes.push(entity);
+        W::__queue(&mut self.queues).removes.push_back(entity);
         self.len += 1;
     }
 
@@ -327,7 +400,7 @@ impl<W: World> Commands<W> {
     /// assert!(!world.is_alive(e));
     /// ```
     pub fn despawn(&mut self, entity: Entity) {
-        self.despawns.push(entity);
+        self.despawns.push_back(entity);
         self.len += 1;
     }
 
@@ -337,7 +410,9 @@ impl<W: World> Commands<W> {
     /// [`ApplyReport::spawned`] and found with [`ApplyReport::entity`].
     /// Anywhere else the world treats it as not alive: in another buffer, or
     /// in this one after the apply, commands naming it are rejected as
-    /// [`RejectReason::DeadEntity`].
+    /// [`RejectReason::DeadEntity`]. Each reserved handle carries a number
+    /// that no other reservation in the program gets, so this holds however
+    /// long the handle is kept.
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
@@ -355,11 +430,16 @@ impl<W: World> Commands<W> {
     ///
     /// # Panics
     ///
-    /// If one buffer reserves more than `u32::MAX - 1` entities between applies.
+    /// If the program has used up its reservation numbers, which are never
+    /// reused. With 64-bit atomics there are about 2^63 of them, more than
+    /// any program uses. Without (some 32-bit targets), a program can take
+    /// 2^32 blocks of 256 numbers in all, and a buffer takes one block for
+    /// its first reservation after each completed apply, plus one per
+    /// further 256.
     #[track_caller]
     pub fn spawn(&mut self) -> Entity {
-        let entity = Entity::reserved(self.id, self.spawns);
-        self.spawns += 1;
+        let entity = self.progress.reserve(self.reserved);
+        self.reserved += 1;
         self.len += 1;
         entity
     }
@@ -387,39 +467,56 @@ impl<W: World> Commands<W> {
         entity
     }
 
-    /// Makes the real entities for this buffer's reserved handles, in order.
-    pub(crate) fn spawn_real_entities(
-        &mut self,
-        world: &mut W,
-        report: &mut ApplyReport,
-    ) -> Vec<Option<Entity>> {
-        let mut spawned = Vec::with_capacity(self.spawns as usize);
-        for ordinal in 0..self.spawns {
+    /// Makes the real entities for the reserved handles that have none yet,
+    /// in order.
+    pub(crate) fn spawn_real_entities(&mut self, world: &mut W) {
+        let progress = &mut self.progress;
+        let missing = self.reserved - progress.made.len();
+        progress.made.reserve(missing);
+        progress.spawned.reserve(missing);
+        while progress.made.len() < self.reserved {
+            let ordinal = progress.made.len();
+            self.len -= 1;
             match world.try_spawn() {
                 Ok(entity) => {
-                    report.spawned.push(entity);
-                    spawned.push(Some(entity));
+                    progress.spawned.push(entity);
+                    progress.made.push(Some(entity));
                 }
                 Err(_) => {
-                    report.reject(
-                        Entity::reserved(self.id, ordinal),
+                    progress.reject(
+                        progress.handle(ordinal),
                         CommandKind::Spawn,
                         None,
                         RejectReason::OutOfIndices,
                     );
-                    spawned.push(None);
+                    progress.made.push(None);
                 }
             }
         }
-        spawned
     }
 
-    /// Empties the spawn count and gives the buffer a new id, so handles it
-    /// reserved before this apply never match its later spawns.
-    pub(crate) fn finish_apply(&mut self) {
-        self.spawns = 0;
-        self.len = 0;
-        self.id = next_buffer_id();
+    /// Applies the queued despawns, in the order queued.
+    pub(crate) fn apply_despawns(&mut self, world: &mut W) {
+        while let Some(entity) = self.despawns.pop_front() {
+            self.len -= 1;
+            let despawned = self
+                .progress
+                .resolve(entity)
+                .is_some_and(|real| world.despawn(real));
+            if !despawned {
+                self.progress
+                    .reject(entity, CommandKind::Despawn, None, RejectReason::DeadEntity);
+            }
+        }
+    }
+
+    /// Ends a completed apply: returns the report of everything applied
+    /// since the last one, and gives the buffer a fresh start, so handles it
+    /// reserved before never match its later spawns.
+    pub(crate) fn finish_apply(&mut self) -> ApplyReport {
+        debug_assert_eq!(self.len, 0, "a completed apply leaves nothing queued");
+        self.reserved = 0;
+        core::mem::replace(&mut self.progress, ApplyReport::new())
     }
 }
 
@@ -428,7 +525,7 @@ impl<W: World> fmt::Debug for Commands<W> {
         f.debug_struct("Commands")
             .field("world", &W::NAME)
             .field("len", &self.len)
-            .field("spawns", &self.spawns)
+            .field("spawns", &(self.reserved - self.progress.made.len()))
             .field("despawns", &self.despawns.len())
             .finish_non_exhaustive()
     }
@@ -524,7 +621,9 @@ impl fmt::Display for Rejected {
 
 /// What [`World::apply`] did: the entities it spawned
 /// and the commands it could not apply. Check it, or log it: a rejected
-/// command's component has been dropped.
+/// command's component has been dropped. After an apply that a panicking
+/// `Drop` stopped, the report of the apply that completes the buffer covers
+/// what the stopped one did as well.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -546,18 +645,63 @@ impl fmt::Display for Rejected {
 #[must_use = "the report lists the commands that could not be applied"]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApplyReport {
-    /// The id the applied buffer had: its reserved handles carry it.
-    buffer: u32,
+    /// The first number of each block of `BLOCK` reservation numbers the
+    /// buffer took, in increasing order (the counter only grows). Ordinal
+    /// `k` of the buffer has number `blocks[k / BLOCK] + k % BLOCK`.
+    blocks: Vec<u64>,
+    /// By ordinal: the entity made for each reserved handle, `None` if its
+    /// spawn was rejected. (In a buffer: past the end, not made yet.)
+    made: Vec<Option<Entity>>,
     spawned: Vec<Entity>,
     rejected: Vec<Rejected>,
 }
 
 impl ApplyReport {
-    pub(crate) fn new(buffer: u32) -> Self {
+    pub(crate) const fn new() -> Self {
         ApplyReport {
-            buffer,
+            blocks: Vec::new(),
+            made: Vec::new(),
             spawned: Vec::new(),
             rejected: Vec::new(),
+        }
+    }
+
+    /// The reserved handle of ordinal `ordinal`, taking a block of numbers
+    /// first if the ordinal starts a new one.
+    #[track_caller]
+    fn reserve(&mut self, ordinal: usize) -> Entity {
+        if ordinal / BLOCK as usize == self.blocks.len() {
+            self.blocks.push(take_block());
+        }
+        self.handle(ordinal)
+    }
+
+    /// The reserved handle of ordinal `ordinal`, already handed out.
+    fn handle(&self, ordinal: usize) -> Entity {
+        let block = self.blocks[ordinal / BLOCK as usize];
+        Entity::reserved(block + (ordinal % BLOCK as usize) as u64)
+    }
+
+    /// The ordinal of reservation number `number` in these blocks, if it is
+    /// in one of them.
+    fn ordinal(&self, number: u64) -> Option<usize> {
+        let block = self
+            .blocks
+            .partition_point(|&start| start <= number)
+            .checked_sub(1)?;
+        let offset = number - self.blocks[block];
+        (offset < BLOCK).then(|| block * BLOCK as usize + offset as usize)
+    }
+
+    /// `entity` itself if it is not reserved; for a reserved handle of these
+    /// blocks, the entity made for it; otherwise `None`.
+    #[inline]
+    pub(crate) fn resolve(&self, entity: Entity) -> Option<Entity> {
+        match entity.reservation() {
+            None => Some(entity),
+            Some(number) => self
+                .ordinal(number)
+                .and_then(|ordinal| self.made.get(ordinal).copied().flatten()),
         }
     }
 
@@ -624,7 +768,8 @@ impl ApplyReport {
 
     /// The real entity made for a reserved handle of the applied buffer, or
     /// `entity` itself if it is not a reserved handle; `None` for a handle
-    /// reserved by another buffer or another apply.
+    /// reserved by another buffer or before another apply, or whose spawn
+    /// was rejected.
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
@@ -637,10 +782,99 @@ impl ApplyReport {
     /// assert!(world.is_alive(report.entity(reserved).unwrap()));
     /// ```
     pub fn entity(&self, entity: Entity) -> Option<Entity> {
-        // Spawns only fail once indices run out, so every failed spawn comes
-        // after every successful one and `spawned[ordinal]` lines up.
-        resolve_reserved(self.buffer, entity, |ordinal| {
-            self.spawned.get(ordinal as usize).copied()
-        })
+        self.resolve(entity)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::sync::atomic::AtomicU32;
+    use std::panic;
+
+    /// A report whose blocks start at `starts`, with an entity made for
+    /// each of the first `made` ordinals.
+    fn report_with(starts: &[u64], made: usize) -> ApplyReport {
+        let mut report = ApplyReport::new();
+        report.blocks = starts.to_vec();
+        report.made = (0..made as u32)
+            .map(|i| Entity::from_bits(u64::from(i) | (1 << 32)))
+            .collect();
+        report
+    }
+
+    #[test]
+    fn ordinals_run_through_the_blocks_in_order() {
+        let starts = [512, 1 << 31, (1 << 32) + 5];
+        let report = report_with(&starts, 3 * BLOCK as usize);
+        for ordinal in 0..3 * BLOCK as usize {
+            let handle = report.handle(ordinal);
+            let number = handle.reservation().unwrap();
+            assert_eq!(
+                number,
+                starts[ordinal / BLOCK as usize] + (ordinal % BLOCK as usize) as u64
+            );
+            assert_eq!(report.ordinal(number), Some(ordinal));
+            assert_eq!(report.resolve(handle), report.made[ordinal]);
+        }
+        // Numbers outside the blocks, before, between and after them.
+        for number in [
+            0,
+            511,
+            512 + BLOCK,
+            (1 << 31) - 1,
+            (1 << 31) + BLOCK,
+            1 << 32,
+        ] {
+            assert_eq!(report.ordinal(number), None, "{number}");
+            assert_eq!(report.resolve(Entity::reserved(number)), None);
+        }
+        // A real handle is itself.
+        let real = Entity::from_bits(7 | (2 << 32)).unwrap();
+        assert_eq!(report.resolve(real), Some(real));
+    }
+
+    #[test]
+    fn a_reservation_not_made_yet_or_rejected_resolves_to_nothing() {
+        let mut report = report_with(&[1024], 2);
+        report.made[1] = None; // its spawn was rejected
+        assert!(report.resolve(report.handle(0)).is_some());
+        assert_eq!(report.resolve(report.handle(1)), None);
+        assert_eq!(report.resolve(report.handle(2)), None, "not made yet");
+    }
+
+    #[test]
+    fn a_buffer_takes_a_block_per_256_reservations() {
+        let mut report = ApplyReport::new();
+        let handles: Vec<Entity> = (0..BLOCK as usize + 1)
+            .map(|ordinal| report.reserve(ordinal))
+            .collect();
+        assert_eq!(report.blocks.len(), 2);
+        assert!(report.blocks[0] < report.blocks[1]);
+        let numbers: Vec<u64> = handles.iter().map(|h| h.reservation().unwrap()).collect();
+        assert!(numbers.windows(2).all(|pair| pair[0] < pair[1]));
+        assert_eq!(numbers[BLOCK as usize - 1], numbers[0] + BLOCK - 1);
+    }
+
+    /// The counter used without 64-bit atomics hands out increasing blocks
+    /// and panics rather than wrap.
+    #[test]
+    fn the_u32_block_counter_panics_instead_of_wrapping() {
+        let counter = AtomicU32::new(0);
+        assert_eq!(take_block_from(&counter), 0);
+        assert_eq!(take_block_from(&counter), BLOCK);
+        counter.store(u32::MAX - 1, core::sync::atomic::Ordering::Relaxed);
+        let last = take_block_from(&counter);
+        assert_eq!(last, u64::from(u32::MAX - 1) * BLOCK);
+        assert!(last + BLOCK <= RESERVATION_LIMIT);
+        let hook = panic::take_hook();
+        panic::set_hook(std::boxed::Box::new(|_| {}));
+        let result = panic::catch_unwind(|| take_block_from(&counter));
+        panic::set_hook(hook);
+        assert!(result.is_err(), "no wrap to block 0");
+        assert_eq!(
+            counter.load(core::sync::atomic::Ordering::Relaxed),
+            u32::MAX
+        );
     }
 }

@@ -20,7 +20,8 @@ use crate::error::SpawnError;
 /// returns `None`, even after the slot has been reused by a new entity.
 ///
 /// `Debug` prints the handle compactly as `{index}v{generation}` (and a
-/// handle reserved by a command buffer as `reserved#{n}@{buffer}`).
+/// handle reserved by a command buffer as `reserved#{n}`, where `n` is its
+/// reservation number, never handed out twice in one program).
 ///
 /// A handle does not record which world made it. Used with another world, it
 /// names whatever that world has at the same index and generation, or
@@ -157,7 +158,7 @@ impl Entity {
     /// let mut commands = Commands::<Game>::new();
     /// let reserved = commands.spawn();
     /// assert!(reserved.is_reserved());
-    /// assert!(format!("{reserved:?}").starts_with("reserved#0@"));
+    /// assert!(format!("{reserved:?}").starts_with("reserved#"));
     /// assert!(!world.spawn().is_reserved());
     /// ```
     #[inline]
@@ -165,34 +166,48 @@ impl Entity {
         self.index() & RESERVED_BIT != 0
     }
 
-    /// The reserved handle for the `ordinal`-th spawn of the command buffer
-    /// `buffer` (31 bits). Reserved handles have the top index bit set, which
-    /// no real entity's index has (see `MAX_SLOTS`).
+    /// The reserved handle carrying the reservation number `number`
+    /// (below [`RESERVATION_LIMIT`]): the top index bit set, which no real
+    /// entity's index has (see `MAX_SLOTS`), the low 31 bits of `number` in
+    /// the rest of the index, and the higher bits, plus one, as the
+    /// generation. Distinct numbers make distinct handles.
+    ///
+    /// # Panics
+    ///
+    /// If `number` is not below [`RESERVATION_LIMIT`] (the counter that hands
+    /// numbers out stops before).
     #[track_caller]
-    pub(crate) fn reserved(buffer: u32, ordinal: u32) -> Entity {
-        let generation = ordinal
-            .checked_add(1)
-            .and_then(NonZeroU32::new)
-            .expect("a Commands buffer can reserve at most u32::MAX - 1 entities between applies");
-        Entity::new(RESERVED_BIT | (buffer & !RESERVED_BIT), generation)
+    pub(crate) fn reserved(number: u64) -> Entity {
+        assert!(
+            number < RESERVATION_LIMIT,
+            "reservation number {number} does not fit in an entity handle"
+        );
+        // Below the limit, `number >> 31` is at most `u32::MAX - 1`.
+        let generation = NonZeroU32::MIN.saturating_add((number >> 31) as u32);
+        Entity::new(RESERVED_BIT | (number as u32 & !RESERVED_BIT), generation)
     }
 
-    /// For a reserved handle: the buffer that made it, and the position of
-    /// its spawn in that buffer.
+    /// For a reserved handle: its reservation number.
     #[inline]
-    pub(crate) fn reserved_parts(self) -> Option<(u32, u32)> {
-        self.is_reserved()
-            .then(|| (self.index() & !RESERVED_BIT, self.generation() - 1))
+    pub(crate) fn reservation(self) -> Option<u64> {
+        self.is_reserved().then(|| {
+            (u64::from(self.generation() - 1) << 31) | u64::from(self.index() & !RESERVED_BIT)
+        })
     }
 }
 
 /// The index bit that marks reserved handles: real indices stay below it.
 const RESERVED_BIT: u32 = 1 << 31;
 
+/// Reservation numbers are `0..RESERVATION_LIMIT` (2^63 - 2^31): a reserved
+/// handle holds 31 bits of the number in its index and the rest, plus one,
+/// in its generation, which stops at `u32::MAX`.
+pub(crate) const RESERVATION_LIMIT: u64 = (u32::MAX as u64) << 31;
+
 impl fmt::Debug for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.reserved_parts() {
-            Some((buffer, ordinal)) => write!(f, "reserved#{ordinal}@{buffer}"),
+        match self.reservation() {
+            Some(number) => write!(f, "reserved#{number}"),
             None => write!(f, "{}v{}", self.index(), self.generation()),
         }
     }
@@ -320,27 +335,16 @@ pub struct EntityAllocator {
     alive: u32,
     /// Number of slots retired because their generation ran out.
     retired: u32,
-    /// Entities queued by `despawn_deferred`, despawned at the next sync point.
+    /// Entities queued by `despawn_deferred`, despawned at the next sync
+    /// point in the order queued: those from `despawns_done` on.
     pending_despawns: Vec<Entity>,
+    /// How many of `pending_despawns` the sync point has taken. Only a sync
+    /// point that a panicking `Drop` stopped leaves it above 0; the next one
+    /// goes on from there.
+    despawns_done: usize,
     /// Slots may not be created at or past this index (`MAX_SLOTS` normally;
     /// lowered in tests to exercise exhaustion).
     slot_limit: u32,
-}
-
-/// Prints the slots, the free list, the counts and the queued despawns; not
-/// the identity, which two allocators with the same entities (a world and
-/// its clone) do not share.
-impl fmt::Debug for EntityAllocator {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EntityAllocator")
-            .field("slots", &self.slots)
-            .field("free", &self.free)
-            .field("alive", &self.alive)
-            .field("retired", &self.retired)
-            .field("pending_despawns", &self.pending_despawns)
-            .field("slot_limit", &self.slot_limit)
-            .finish_non_exhaustive()
-    }
 }
 
 /// A clone is a new allocator, with an identity of its own: storages in step
@@ -356,7 +360,8 @@ impl Clone for EntityAllocator {
             free: self.free.clone(),
             alive: self.alive,
             retired: self.retired,
-            pending_despawns: self.pending_despawns.clone(),
+            pending_despawns: self.queued_despawns().to_vec(),
+            despawns_done: 0,
             slot_limit: self.slot_limit,
         }
     }
@@ -374,6 +379,7 @@ impl EntityAllocator {
             alive: 0,
             retired: 0,
             pending_despawns: Vec::new(),
+            despawns_done: 0,
             slot_limit: MAX_SLOTS,
         }
     }
@@ -547,6 +553,7 @@ impl EntityAllocator {
     /// [`next_stamp`](Self::next_stamp).
     pub(crate) fn clear(&mut self) {
         self.pending_despawns.clear();
+        self.despawns_done = 0;
         self.renew_stamp();
         for index in 0..self.slots.len() as u32 {
             let slot = self.slots[index as usize];
@@ -585,15 +592,34 @@ impl EntityAllocator {
         alive
     }
 
-    /// Takes the despawn queue, leaving it empty.
-    pub(crate) fn take_pending_despawns(&mut self) -> Vec<Entity> {
-        core::mem::take(&mut self.pending_despawns)
+    /// The despawns queued and not yet taken, in the order queued.
+    fn queued_despawns(&self) -> &[Entity] {
+        &self.pending_despawns[self.despawns_done..]
+    }
+
+    /// Takes the first queued despawn off the queue. The rest stay queued
+    /// until they are taken in turn, so a sync point stopped by a panic
+    /// leaves them for the next one. Once the queue is used up it is emptied
+    /// (keeping its allocation).
+    #[inline]
+    pub(crate) fn pop_pending_despawn(&mut self) -> Option<Entity> {
+        match self.pending_despawns.get(self.despawns_done) {
+            Some(&entity) => {
+                self.despawns_done += 1;
+                Some(entity)
+            }
+            None => {
+                self.pending_despawns.clear();
+                self.despawns_done = 0;
+                None
+            }
+        }
     }
 
     /// The slots, the free list and the queued despawns, for saving.
     #[cfg(feature = "serde")]
     pub(crate) fn parts(&self) -> (&[Slot], &[u32], &[Entity]) {
-        (&self.slots, &self.free, &self.pending_despawns)
+        (&self.slots, &self.free, self.queued_despawns())
     }
 
     /// Rebuilds an allocator from saved parts, or says which of the
@@ -622,6 +648,7 @@ impl EntityAllocator {
             free,
             alive,
             pending_despawns,
+            despawns_done: 0,
             slot_limit: MAX_SLOTS,
         };
         allocator.check()?;
@@ -711,7 +738,10 @@ impl EntityAllocator {
                 self.retired
             ));
         }
-        if let Some(never) = self.pending_despawns.iter().find(|&&e| !self.issued(e)) {
+        if self.despawns_done > self.pending_despawns.len() {
+            return Err("more queued despawns taken than queued".into());
+        }
+        if let Some(never) = self.queued_despawns().iter().find(|&&e| !self.issued(e)) {
             return Err(format!(
                 "a despawn is queued for entity {never}, which this allocator never handed out"
             ));
@@ -748,6 +778,22 @@ impl EntityAllocator {
                 slot.generation = slot.generation.max(generation);
             }
         }
+    }
+}
+
+/// Prints the slots, the free list, the counts and the despawns still
+/// queued (not those a sync point has taken); not the identity, which two
+/// allocators with the same entities (a world and its clone) do not share.
+impl fmt::Debug for EntityAllocator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EntityAllocator")
+            .field("slots", &self.slots)
+            .field("free", &self.free)
+            .field("alive", &self.alive)
+            .field("retired", &self.retired)
+            .field("pending_despawns", &self.queued_despawns())
+            .field("slot_limit", &self.slot_limit)
+            .finish()
     }
 }
 
@@ -837,6 +883,53 @@ mod tests {
         assert_eq!(Entity::from_bits(max.to_bits()), Some(max));
     }
 
+    /// Reservation numbers round-trip through handles at every boundary of
+    /// the encoding, and numbers 2^31 or 2^32 apart (the same index bits)
+    /// make different handles.
+    #[test]
+    fn reservation_numbers_round_trip_and_never_collide() {
+        let mut numbers = std::vec![0, 1, 255, 256];
+        for base in [1u64 << 31, 1 << 32, 1 << 33, 1 << 62, RESERVATION_LIMIT] {
+            numbers.extend([base - 2, base - 1]);
+            if base < RESERVATION_LIMIT {
+                numbers.extend([base, base + 1]);
+            }
+        }
+        numbers.push(0x1234_5678_9abc_def0 % RESERVATION_LIMIT);
+        let mut seen = HashSet::new();
+        for &number in &numbers {
+            let handle = Entity::reserved(number);
+            assert!(handle.is_reserved(), "{number}");
+            assert_eq!(handle.reservation(), Some(number));
+            assert_eq!(Entity::from_bits(handle.to_bits()), Some(handle));
+            assert_eq!(format!("{handle:?}"), format!("reserved#{number}"));
+            assert!(seen.insert(handle), "{number} collides");
+            for apart in [1u64 << 31, 1 << 32] {
+                if let Some(other) = number.checked_add(apart).filter(|&n| n < RESERVATION_LIMIT) {
+                    assert_eq!(Entity::reserved(other).index(), handle.index());
+                    assert_ne!(Entity::reserved(other), handle, "{number} + {apart}");
+                }
+            }
+        }
+        assert_eq!(
+            Entity::reserved(RESERVATION_LIMIT - 1).generation(),
+            u32::MAX
+        );
+        // Real handles are not reservations.
+        assert_eq!(Entity::new(5, generation(3)).reservation(), None);
+        let highest_real = Entity::new(RESERVED_BIT - 1, generation(u32::MAX));
+        assert!(!highest_real.is_reserved());
+        // Every handle with the reserved bit decodes to a number in range.
+        let any = Entity::new(u32::MAX, generation(u32::MAX));
+        assert_eq!(any.reservation(), Some(RESERVATION_LIMIT - 1));
+    }
+
+    #[test]
+    #[should_panic(expected = "does not fit in an entity handle")]
+    fn a_reservation_number_past_the_limit_panics() {
+        Entity::reserved(RESERVATION_LIMIT);
+    }
+
     #[test]
     fn ordering_is_by_index_then_generation() {
         let a = Entity::new(1, generation(5));
@@ -920,11 +1013,33 @@ mod tests {
         entities.queue_despawn(handles[0]);
         entities.clear();
         assert!(entities.is_empty());
-        assert!(entities.take_pending_despawns().is_empty());
+        assert_eq!(entities.pop_pending_despawn(), None);
         assert!(handles.iter().all(|&e| !entities.is_alive(e)));
         let fresh: HashSet<_> = (0..10).map(|_| entities.alloc()).collect();
         assert!(handles.iter().all(|e| !fresh.contains(e)));
         assert_eq!(entities.slot_count(), 10);
+    }
+
+    #[test]
+    fn queued_despawns_are_taken_in_order_and_the_rest_stays_queued() {
+        let mut entities = EntityAllocator::new();
+        let handles: Vec<Entity> = (0..4).map(|_| entities.alloc()).collect();
+        for &e in &handles[..3] {
+            assert!(entities.queue_despawn(e));
+        }
+        assert_eq!(entities.pop_pending_despawn(), Some(handles[0]));
+        // A sync point stopped here leaves the rest queued, and only those.
+        assert_eq!(entities.queued_despawns(), &handles[1..3]);
+        assert!(format!("{entities:?}").contains(&format!(
+            "pending_despawns: [{:?}, {:?}]",
+            handles[1], handles[2]
+        )));
+        entities.assert_invariants();
+        assert!(entities.queue_despawn(handles[3]));
+        let rest: Vec<Entity> = core::iter::from_fn(|| entities.pop_pending_despawn()).collect();
+        assert_eq!(rest, &handles[1..]);
+        assert!(entities.pending_despawns.capacity() > 0, "kept for reuse");
+        assert!(entities.pending_despawns.is_empty() && entities.despawns_done == 0);
     }
 
     /// A seeded random run of alloc/free against a simple model: the set of

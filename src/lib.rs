@@ -284,7 +284,7 @@ pub mod __private {
             .expect("typed_ecs: a query took one storage twice, which the compile-time check should prevent")
     }
 
-    pub use crate::commands::{ApplyReport, Queue, Resolver};
+    pub use crate::commands::Queue;
     pub use alloc::string::String;
 
     #[cfg(feature = "serde")]
@@ -299,22 +299,18 @@ pub mod __private {
     #[inline]
     pub fn apply_command_removals<W: crate::Contains<C>, C>(
         world: &mut W,
-        queues: &mut W::__Queues,
-        resolver: &Resolver<'_>,
-        report: &mut ApplyReport,
+        commands: &mut crate::Commands<W>,
     ) {
-        crate::commands::apply_removals::<W, C>(world, queues, resolver, report);
+        crate::commands::apply_removals::<W, C>(world, commands);
     }
 
     /// Applies the additions a command buffer queued for `C`.
     #[inline]
     pub fn apply_command_additions<W: crate::Contains<C>, C>(
         world: &mut W,
-        queues: &mut W::__Queues,
-        resolver: &Resolver<'_>,
-        report: &mut ApplyReport,
+        commands: &mut crate::Commands<W>,
     ) {
-        crate::commands::apply_additions::<W, C>(world, queues, resolver, report);
+        crate::commands::apply_additions::<W, C>(world, commands);
     }
 
     /// Empties `map` and its queues, returning the values to be dropped

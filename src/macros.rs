@@ -331,14 +331,9 @@ macro_rules! __world_declare {
                         $($field: $crate::__private::core::option::Option::Some(&mut self.$field),)+
                     }
                 }
-                fn __apply_commands(
-                    &mut self,
-                    queues: &mut __Queues,
-                    resolver: &$crate::__private::Resolver<'_>,
-                    report: &mut $crate::__private::ApplyReport,
-                ) {
-                    $($crate::__private::apply_command_removals::<Self, $ty>(self, queues, resolver, report);)+
-                    $($crate::__private::apply_command_additions::<Self, $ty>(self, queues, resolver, report);)+
+                fn __apply_commands(&mut self, commands: &mut $crate::Commands<Self>) {
+                    $($crate::__private::apply_command_removals::<Self, $ty>(self, commands);)+
+                    $($crate::__private::apply_command_additions::<Self, $ty>(self, commands);)+
                 }
                 fn __check_storages(
                     &self,

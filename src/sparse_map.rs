@@ -348,14 +348,25 @@ impl<T> SparseSet<T> {
         self.sparse.set(self.dense[b].index(), b as u32);
     }
 
-    /// Empties the set, keeping its allocations, and yields what it held in
-    /// dense order. The sparse index is reset first, so the set is consistent
-    /// (empty) however the iterator is dropped.
-    fn drain(&mut self) -> impl Iterator<Item = (Entity, T)> + '_ {
-        for &entity in &self.dense {
-            self.sparse.clear(entity.index());
+    /// Reverses the dense order and re-indexes every slot, so that
+    /// [`pop`](Self::pop) takes the entries out in the order they were
+    /// stored. The set is consistent before and after.
+    fn reverse(&mut self) {
+        if self.dense.len() > 1 {
+            self.dense.reverse();
+            self.data.reverse();
+            self.sparse.set_run(&self.dense, 0);
         }
-        self.dense.drain(..).zip(self.data.drain(..))
+    }
+
+    /// Takes the entry in the last dense slot out. Nothing else moves, so the
+    /// set stays consistent: a queue applied by popping its entries one at a
+    /// time keeps the ones not popped yet, whatever happens in between.
+    #[inline]
+    fn pop(&mut self) -> Option<(Entity, T)> {
+        let (entity, value) = self.dense.pop().zip(self.data.pop())?;
+        self.sparse.clear(entity.index());
+        Some((entity, value))
     }
 
     /// Empties the set and returns the values, for the caller to drop once
@@ -999,24 +1010,29 @@ impl<T> SparseMap<T> {
         self.pending_removes.insert(entity, ());
     }
 
-    /// Applies the queued removals. Each value is dropped only after the
-    /// storage is consistent again.
+    /// Applies the queued removals, in the order queued. Each value is
+    /// dropped only after the storage is consistent again, and each removal
+    /// leaves the queue before its value is dropped: if that `Drop` panics,
+    /// the removals not applied yet stay queued.
     pub(crate) fn apply_removals(&mut self) {
-        let mut pending = self.take_pending_removes();
-        for entity in pending.drain() {
+        if !self.ready_pending_removes() {
+            return;
+        }
+        while let Some(entity) = self.pop_pending_remove() {
             drop(self.remove(entity));
         }
-        self.restore_pending_removes(pending);
     }
 
-    /// Applies the queued additions. An entity that gained the component
-    /// after the add was queued has it replaced.
+    /// Applies the queued additions, in the order queued. An entity that
+    /// gained the component after the add was queued has it replaced; if
+    /// the replaced value's `Drop` panics, the additions not applied yet
+    /// stay queued.
     pub(crate) fn apply_additions(&mut self) {
-        let Self {
-            set, pending_adds, ..
-        } = self;
-        for (entity, value) in pending_adds.drain() {
-            drop(set.insert(entity, value));
+        if !self.ready_pending_adds() {
+            return;
+        }
+        while let Some((entity, value)) = self.pending_adds.pop() {
+            drop(self.set.insert(entity, value));
         }
     }
 
@@ -1129,54 +1145,45 @@ impl<T> SparseMap<T> {
         self.set.swap(a, b);
     }
 
-    /// Takes the queued removals out, for the world to apply one by one
-    /// while it keeps a group packed; [`restore_pending_removes`] puts the
-    /// emptied queue back, so its allocations are reused.
-    ///
-    /// [`restore_pending_removes`]: Self::restore_pending_removes
-    pub(crate) fn take_pending_removes(&mut self) -> PendingRemoves {
-        PendingRemoves(core::mem::replace(
-            &mut self.pending_removes,
-            SparseSet::new(),
-        ))
+    // ----- the sync point: queues applied one entry at a time -----
+
+    /// Readies the queued removals to be taken out in the order they were
+    /// queued by [`pop_pending_remove`](Self::pop_pending_remove). Returns
+    /// `false`, doing nothing, when none is queued.
+    #[inline]
+    pub(crate) fn ready_pending_removes(&mut self) -> bool {
+        if self.pending_removes.dense.is_empty() {
+            return false;
+        }
+        self.pending_removes.reverse();
+        true
     }
 
-    /// Puts back the (emptied) queue taken by [`take_pending_removes`](Self::take_pending_removes).
-    pub(crate) fn restore_pending_removes(&mut self, pending: PendingRemoves) {
-        debug_assert!(pending.0.dense.is_empty() && self.pending_removes.dense.is_empty());
-        self.pending_removes = pending.0;
+    /// Takes the next queued removal out of the queue (the first queued,
+    /// after [`ready_pending_removes`](Self::ready_pending_removes)). The
+    /// queue stays consistent, holding the removals not taken yet.
+    #[inline]
+    pub(crate) fn pop_pending_remove(&mut self) -> Option<Entity> {
+        self.pending_removes.pop().map(|(entity, ())| entity)
     }
 
-    /// Takes the queued additions out; see [`take_pending_removes`](Self::take_pending_removes).
-    pub(crate) fn take_pending_adds(&mut self) -> PendingAdds<T> {
-        PendingAdds(core::mem::replace(&mut self.pending_adds, SparseSet::new()))
+    /// Readies the queued additions to be taken out in the order they were
+    /// queued by [`pop_pending_add`](Self::pop_pending_add). Returns
+    /// `false`, doing nothing, when none is queued.
+    #[inline]
+    pub(crate) fn ready_pending_adds(&mut self) -> bool {
+        if self.pending_adds.dense.is_empty() {
+            return false;
+        }
+        self.pending_adds.reverse();
+        true
     }
 
-    /// Puts back the (emptied) queue taken by [`take_pending_adds`](Self::take_pending_adds).
-    pub(crate) fn restore_pending_adds(&mut self, pending: PendingAdds<T>) {
-        debug_assert!(pending.0.dense.is_empty() && self.pending_adds.dense.is_empty());
-        self.pending_adds = pending.0;
-    }
-}
-
-/// A storage's queued removals, taken out while the world applies them.
-pub(crate) struct PendingRemoves(SparseSet<()>);
-
-impl PendingRemoves {
-    /// Yields the queued entities, leaving the queue empty (and consistent,
-    /// however the iterator is dropped).
-    pub(crate) fn drain(&mut self) -> impl Iterator<Item = Entity> + '_ {
-        self.0.drain().map(|(entity, ())| entity)
-    }
-}
-
-/// A storage's queued additions, taken out while the world applies them.
-pub(crate) struct PendingAdds<T>(SparseSet<T>);
-
-impl<T> PendingAdds<T> {
-    /// Yields the queued additions, leaving the queue empty.
-    pub(crate) fn drain(&mut self) -> impl Iterator<Item = (Entity, T)> + '_ {
-        self.0.drain()
+    /// Takes the next queued addition out of the queue; see
+    /// [`pop_pending_remove`](Self::pop_pending_remove).
+    #[inline]
+    pub(crate) fn pop_pending_add(&mut self) -> Option<(Entity, T)> {
+        self.pending_adds.pop()
     }
 }
 
@@ -1674,6 +1681,47 @@ mod tests {
         map.apply_removals();
         map.apply_additions();
         assert_eq!(map.entities(), &[a]);
+        map.assert_invariants();
+    }
+
+    /// The sync point takes queued changes one at a time, first queued
+    /// first, and the queue holds a consistent rest after every step (what a
+    /// panicking `Drop` between two steps leaves).
+    #[test]
+    fn queues_pop_in_the_order_queued_and_stay_consistent() {
+        let mut entities = EntityAllocator::new();
+        let e: std::vec::Vec<Entity> = (0..6).map(|_| entities.alloc()).collect();
+        // An index on another page, so the re-indexing crosses pages.
+        let far = Entity::new(3 * PAGE_LEN as u32 + 7, core::num::NonZeroU32::MIN);
+        let mut map = SparseMap::new();
+        for (value, &entity) in [e[3], e[0], far, e[5], e[1]].iter().enumerate() {
+            map.queue_add(entity, value).unwrap();
+            map.queue_remove(entity);
+        }
+        assert!(map.ready_pending_adds() && map.ready_pending_removes());
+        assert_eq!(map.pop_pending_add(), Some((e[3], 0)));
+        assert_eq!(map.pop_pending_remove(), Some(e[3]));
+        map.assert_invariants();
+        // A despawn in between takes its entity's queued changes out.
+        assert_eq!(map.purge(far), (None, Some(2)));
+        map.assert_invariants();
+        assert_eq!(map.pop_pending_add(), Some((e[0], 1)));
+        map.assert_invariants();
+        // Readying again (the next sync point) keeps every entry.
+        assert!(map.ready_pending_adds());
+        let mut rest = std::vec::Vec::new();
+        while let Some((entity, _)) = map.pop_pending_add() {
+            rest.push(entity);
+            map.assert_invariants();
+        }
+        rest.sort();
+        assert_eq!(rest, [e[1], e[5]]);
+        assert!(!map.ready_pending_adds());
+        let mut removes: std::vec::Vec<Entity> =
+            core::iter::from_fn(|| map.pop_pending_remove()).collect();
+        removes.sort();
+        assert_eq!(removes, [e[0], e[1], e[5]]);
+        assert!(!map.ready_pending_removes());
         map.assert_invariants();
     }
 

@@ -7,7 +7,7 @@ use core::any::type_name;
 use core::iter::{Chain, Once};
 use core::marker::PhantomData;
 
-use crate::commands::{ApplyReport, CommandKind, Commands, Queue, RejectReason, Resolver};
+use crate::commands::{ApplyReport, Commands, Queue};
 use crate::entity::{self, EntityAllocator};
 use crate::error::{AddError, AddErrorKind, SpawnError};
 use crate::group::{Group, Hook};
@@ -420,14 +420,10 @@ pub trait World: Sized {
     fn __take_all(&mut self) -> Self::__Taken;
     #[doc(hidden)]
     fn __parts(&mut self) -> Self::__Parts<'_>;
-    /// Applies every queue's removals, then every queue's additions.
+    /// Applies every queue's removals, then every queue's additions, of a
+    /// command buffer.
     #[doc(hidden)]
-    fn __apply_commands(
-        &mut self,
-        queues: &mut Self::__Queues,
-        resolver: &Resolver<'_>,
-        report: &mut ApplyReport,
-    );
+    fn __apply_commands(&mut self, commands: &mut Commands<Self>);
     /// Checks every storage against the world's invariants (see the trait
     /// docs): `Err` names the first storage and what is wrong.
     #[doc(hidden)]
@@ -1092,8 +1088,15 @@ pub trait World: Sized {
     /// queues are empty. Where the added values land in each storage's dense
     /// order is unspecified, as with every change.
     ///
-    /// If a component's `Drop` panics during the sync point, the world stays
-    /// consistent; the changes not yet applied may be dropped.
+    /// Each change leaves its queue before anything is dropped, and a value
+    /// is dropped (the one removed, replaced or despawned) only once every
+    /// storage is consistent again. So if a component's `Drop` panics, the
+    /// panic reaches the caller with the world consistent: the change whose
+    /// value was being dropped is applied, and every change not applied yet
+    /// is still queued, values included. The next `finalize_updates` applies
+    /// them, in the phase order above (within one storage's removals or
+    /// additions, in an order then unspecified; despawns in the order
+    /// queued). Nothing is lost or dropped twice.
     ///
     /// Queue changes while you iterate by index, then call this once the loop
     /// is done:
@@ -1123,7 +1126,7 @@ pub trait World: Sized {
         self.__sync_all();
         self.__apply_removals();
         self.__apply_additions();
-        for entity in self.__entities_mut().take_pending_despawns() {
+        while let Some(entity) = self.__entities_mut().pop_pending_despawn() {
             self.despawn(entity);
         }
     }
@@ -1385,6 +1388,22 @@ pub trait World: Sized {
     /// declaration lists them, and each storage's commands in the order they
     /// were queued, so the same buffer always gives the same result and report.
     ///
+    /// # If a component's `Drop` panics
+    ///
+    /// Each command leaves the buffer (and [`Commands::len`]) as it is
+    /// applied, and its effect on the world is complete before anything is
+    /// dropped: the value it removes, replaces, despawns, or carried when it
+    /// was rejected (reported first). So a panicking `Drop` reaches the
+    /// caller with the world consistent and every command not applied yet
+    /// still in the buffer, in order. Apply the buffer to the same world
+    /// again to apply them:
+    /// reserved handles resolve to the entities the stopped apply made for
+    /// them (spawns it did not reach are made then), and the returned
+    /// report covers both applies, spawns and rejections of the stopped one
+    /// included. Until an apply completes, the buffer's reserved handles
+    /// keep working in it. Nothing is lost or dropped twice; clearing or
+    /// dropping the buffer drops what is left.
+    ///
     /// ```
     /// use typed_ecs::prelude::*;
     ///
@@ -1409,21 +1428,10 @@ pub trait World: Sized {
     /// ```
     fn apply(&mut self, commands: &mut Commands<Self>) -> ApplyReport {
         self.__sync_all();
-        let buffer = commands.id;
-        let mut report = ApplyReport::new(buffer);
-        let spawned = commands.spawn_real_entities(self, &mut report);
-        commands.finish_apply();
-        let resolver = Resolver::new(buffer, &spawned);
-        self.__apply_commands(&mut commands.queues, &resolver, &mut report);
-        for entity in commands.despawns.drain(..) {
-            let despawned = resolver
-                .resolve(entity)
-                .is_some_and(|real| self.despawn(real));
-            if !despawned {
-                report.reject(entity, CommandKind::Despawn, None, RejectReason::DeadEntity);
-            }
-        }
-        report
+        commands.spawn_real_entities(self);
+        self.__apply_commands(commands);
+        commands.apply_despawns(self);
+        commands.finish_apply()
     }
 
     // ----- whole world -----
@@ -1636,35 +1644,41 @@ fn alive_or_give_back<W: World, C>(
     }
 }
 
-/// Applies the queued removals of `C`. A grouped component's entities
-/// leave their group first, one by one.
+/// Applies the queued removals of `C`, in the order queued. A grouped
+/// component's entities leave their group first, one by one. Each removal
+/// leaves the queue before its value is dropped, so a panicking `Drop`
+/// leaves the rest queued.
 pub(crate) fn apply_removals<W: Contains<C>, C>(world: &mut W) {
     if !const { contains_index(W::__GROUPED, <W as Contains<C>>::INDEX) } {
         world.sparse_map_mut().apply_removals();
         return;
     }
-    let mut pending = world.sparse_map_mut().take_pending_removes();
-    for entity in pending.drain() {
+    if !world.sparse_map_mut().ready_pending_removes() {
+        return;
+    }
+    while let Some(entity) = world.sparse_map_mut().pop_pending_remove() {
         world.__groups_leaving::<(C,)>(entity);
         drop(world.sparse_map_mut().remove(entity));
     }
-    world.sparse_map_mut().restore_pending_removes(pending);
 }
 
-/// Applies the queued additions of `C`. A grouped component's entities
-/// join their group as they complete it.
+/// Applies the queued additions of `C`, in the order queued. A grouped
+/// component's entities join their group as they complete it. Each
+/// addition leaves the queue before a value it replaces is dropped, so a
+/// panicking `Drop` leaves the rest queued.
 pub(crate) fn apply_additions<W: Contains<C>, C>(world: &mut W) {
     if !const { contains_index(W::__GROUPED, <W as Contains<C>>::INDEX) } {
         world.sparse_map_mut().apply_additions();
         return;
     }
-    let mut pending = world.sparse_map_mut().take_pending_adds();
-    for (entity, value) in pending.drain() {
+    if !world.sparse_map_mut().ready_pending_adds() {
+        return;
+    }
+    while let Some((entity, value)) = world.sparse_map_mut().pop_pending_add() {
         let replaced = world.sparse_map_mut().insert(entity, value);
         world.__groups_entered::<(C,)>(entity);
         drop(replaced);
     }
-    world.sparse_map_mut().restore_pending_adds(pending);
 }
 
 const NEEDS_REQUIRED: &str = "a query needs at least one component every result has (`&C` or \

@@ -5,9 +5,10 @@
 
 use std::any::type_name;
 use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 
-use typed_ecs::commands::{CommandKind, RejectReason, Rejected};
+use typed_ecs::commands::{advance_reservations_for_tests, CommandKind, RejectReason, Rejected};
 use typed_ecs::prelude::*;
 use typed_ecs::ApplyReport;
 
@@ -17,16 +18,21 @@ struct A(u32);
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct B(u32);
 
-/// A component that logs its id when dropped.
+/// A component that logs its id when dropped. An armed one then panics,
+/// unless a panic is already unwinding.
 #[derive(Debug)]
 struct T {
     id: u32,
     log: Rc<RefCell<Vec<u32>>>,
+    armed: bool,
 }
 
 impl Drop for T {
     fn drop(&mut self) {
         self.log.borrow_mut().push(self.id);
+        if self.armed && !std::thread::panicking() {
+            panic!("T({}) panics in drop", self.id);
+        }
     }
 }
 
@@ -47,7 +53,22 @@ impl Tracker {
         T {
             id: self.next,
             log: Rc::clone(&self.log),
+            armed: false,
         }
+    }
+
+    /// A `T` whose drop panics.
+    fn bomb(&mut self) -> T {
+        let mut bomb = self.make();
+        bomb.armed = true;
+        bomb
+    }
+
+    /// The ids dropped so far, sorted.
+    fn dropped_sorted(&self) -> Vec<u32> {
+        let mut ids = self.dropped();
+        ids.sort_unstable();
+        ids
     }
 
     /// The ids dropped so far, in order.
@@ -80,6 +101,29 @@ fn rejected(
 
 fn clean(report: &ApplyReport) -> bool {
     report.is_clean() && report.rejected().is_empty()
+}
+
+/// The reservation number a reserved handle shows in `Debug`.
+fn reservation_number(reserved: Entity) -> u64 {
+    format!("{reserved:?}")
+        .strip_prefix("reserved#")
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("{reserved:?} is not a reserved handle"))
+}
+
+/// Runs `f`, which must panic, without printing the panic.
+#[track_caller]
+fn panics(f: impl FnOnce()) {
+    let hook = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    panic::set_hook(hook);
+    assert!(result.is_err(), "expected a panic");
+}
+
+/// The entities alive in `world` that are not in `before`, in index order.
+fn new_entities(world: &Cw, before: &[Entity]) -> Vec<Entity> {
+    world.entities().filter(|e| !before.contains(e)).collect()
 }
 
 // ---------------------------------------------------------------------------
@@ -129,9 +173,11 @@ fn add_remove_despawn_spawn_spawn_with() {
     // remove: 1, add: 1, despawn: 1, spawn: 1, spawn_with: 1 + 2, spawn_with(()): 1
     assert_eq!(commands.len(), 8);
     assert!(plain.is_reserved() && bundled.is_reserved() && empty.is_reserved());
-    assert!(format!("{plain:?}").starts_with("reserved#0@"));
-    assert!(format!("{bundled:?}").starts_with("reserved#1@"));
-    assert!(format!("{empty}").starts_with("reserved#2@"));
+    // Debug and Display show the reservation number: consecutive here.
+    let first = reservation_number(plain);
+    assert_eq!(format!("{plain:?}"), format!("reserved#{first}"));
+    assert_eq!(reservation_number(bundled), first + 1);
+    assert_eq!(format!("{empty}"), format!("reserved#{}", first + 2));
     assert!(!a.is_reserved());
     // Before apply the world treats reserved handles as not alive.
     assert!(!world.is_alive(plain));
@@ -169,8 +215,8 @@ fn add_remove_despawn_spawn_spawn_with() {
     assert_eq!(commands.len(), 0);
     let again = commands.spawn();
     assert!(
-        format!("{again:?}").starts_with("reserved#0@"),
-        "ordinals restart"
+        reservation_number(again) > first + 2,
+        "a fresh number: {again:?}"
     );
     commands.add(again, A(9));
     let report = world.apply(&mut commands);
@@ -503,7 +549,7 @@ fn rejected_reserved_handle_is_reported_as_written() {
             RejectReason::DeadEntity
         )]
     );
-    assert!(report.rejected()[0].to_string().contains("reserved#0"));
+    assert!(report.rejected()[0].to_string().contains(&format!("{r:?}")));
 
     // A reserved handle of another buffer, in a buffer with no spawns of its
     // own, resolves to nothing: rejected as dead.
@@ -594,8 +640,8 @@ fn buffer_is_empty_and_reusable_after_apply_and_clear() {
     assert!(world.is_alive(e) && !world.has::<A>(e));
     assert_eq!(world.entity_count(), 6);
     assert_eq!(report.entity(r), None, "the cleared spawn never happened");
-    // Ordinals restart after clear.
-    assert!(format!("{:?}", commands.spawn()).starts_with("reserved#0@"));
+    // A cleared buffer reserves fresh numbers.
+    assert!(reservation_number(commands.spawn()) > reservation_number(r));
 }
 
 #[test]
@@ -662,17 +708,17 @@ fn every_component_in_a_buffer_is_dropped_exactly_once() {
     assert_eq!(tracker.next, 11);
 }
 
-/// A reserved handle carries the id of the buffer (and apply round) that
-/// made it: in another buffer, or in the same buffer after an apply, it
-/// names nothing and its commands are rejected.
+/// A reserved handle carries a number no other reservation gets: in another
+/// buffer, or in the same buffer after an apply, it names nothing and its
+/// commands are rejected.
 #[test]
 fn reserved_handle_from_another_buffer_is_not_alive() {
     let mut world = Cw::new();
     let mut first = Commands::<Cw>::new();
-    let foreign = first.spawn(); // reserved#0 of `first`, never applied
+    let foreign = first.spawn(); // reserved by `first`, never applied
 
     let mut second = Commands::new();
-    let own = second.spawn(); // reserved#0 of `second`
+    let own = second.spawn(); // reserved by `second`
     second.add(foreign, A(1)); // should be rejected: not this buffer's handle
     let report = world.apply(&mut second);
     let real = report.entity(own).unwrap();
@@ -740,7 +786,9 @@ fn spawns_that_cannot_happen_are_rejected_and_their_commands_too() {
             rejected(r3, CommandKind::Despawn, None, RejectReason::DeadEntity),
         ]
     );
-    assert!(report.rejected()[0].to_string().contains("reserved#2"));
+    assert!(report.rejected()[0]
+        .to_string()
+        .contains(&format!("spawn of {r2:?}")));
     assert!(report.rejected()[0]
         .to_string()
         .contains("out of entity indices"));
@@ -750,4 +798,319 @@ fn spawns_that_cannot_happen_are_rejected_and_their_commands_too() {
     assert_eq!(world.size::<A>(), 1);
     assert_eq!(tracker.dropped(), [1]);
     world.assert_invariants();
+}
+
+// ---------------------------------------------------------------------------
+// A panicking Drop during apply: the rest stays queued for the next apply
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_drop_that_panics_in_a_removal_leaves_the_rest_for_the_next_apply() {
+    let mut tracker = Tracker::default();
+    let mut world = Cw::new();
+    let bombed = world.spawn_with((tracker.bomb(),)); // 1
+    let plain = world.spawn_with((tracker.make(), A(0))); // 2
+    let doomed = world.spawn();
+    let dead = world.spawn();
+    world.despawn(dead);
+
+    let mut commands = Commands::new();
+    let r = commands.spawn_with((A(1),));
+    let gone = commands.spawn();
+    commands.remove::<A>(dead); // rejected before the panic
+    commands.remove::<T>(bombed); // panics
+    commands.remove::<T>(plain);
+    commands.add(r, tracker.make()); // 3
+    commands.add(gone, B(2));
+    commands.despawn(doomed);
+    commands.despawn(gone);
+    assert_eq!(commands.len(), 10);
+
+    let before: Vec<Entity> = world.entities().collect();
+    panics(|| {
+        let _ = world.apply(&mut commands);
+    });
+    world.assert_invariants();
+    // Applied: both spawns, the rejected removal and the bombed one.
+    assert_eq!(commands.len(), 6);
+    assert!(!commands.is_empty());
+    assert_eq!(tracker.dropped(), [1]);
+    assert!(!world.has::<T>(bombed));
+    assert!(world.has::<T>(plain) && world.is_alive(doomed));
+    let made = new_entities(&world, &before);
+    assert_eq!(made.len(), 2, "the spawns happened");
+    assert!(made.iter().all(|&e| !world.has::<A>(e)));
+
+    let report = world.apply(&mut commands);
+    world.assert_invariants();
+    assert!(commands.is_empty());
+    assert_eq!(commands.len(), 0);
+    // The report covers both applies: the spawns and the rejection of the
+    // interrupted one, and the reserved handles resolve to what it made.
+    assert_eq!(report.spawned(), made);
+    assert_eq!(report.entity(r), Some(made[0]));
+    assert_eq!(report.entity(gone), Some(made[1]));
+    assert_eq!(
+        report.rejected(),
+        [rejected(
+            dead,
+            CommandKind::Remove,
+            Some(type_name::<A>()),
+            RejectReason::DeadEntity
+        )]
+    );
+    assert_eq!(world.get::<A>(made[0]), Some(&A(1)));
+    assert_eq!(world.get::<T>(made[0]).map(|t| t.id), Some(3));
+    assert!(!world.is_alive(made[1]) && !world.is_alive(doomed));
+    assert!(!world.has::<T>(plain));
+    assert_eq!(world.entity_count(), 3);
+    assert_eq!(tracker.dropped_sorted(), [1, 2]);
+    drop(world);
+    tracker.assert_all_dropped_once();
+}
+
+#[test]
+fn a_drop_that_panics_in_a_rejected_add_leaves_the_rest_for_the_next_apply() {
+    let mut tracker = Tracker::default();
+    let mut world = Cw::new();
+    let has_t = world.spawn_with((tracker.make(),)); // 1
+    let other = world.spawn();
+    let spare = world.spawn();
+    world.entities.limit_indices(4); // room for one more entity
+
+    let mut commands = Commands::new();
+    let r = commands.spawn_with((B(1),));
+    let no_room = commands.spawn(); // rejected: out of indices
+    commands.add(has_t, tracker.bomb()); // 2: rejected, panics when dropped
+    commands.add(other, tracker.make()); // 3
+    commands.add(r, tracker.make()); // 4
+    commands.despawn(spare);
+    assert_eq!(commands.len(), 7);
+
+    let before: Vec<Entity> = world.entities().collect();
+    panics(|| {
+        let _ = world.apply(&mut commands);
+    });
+    world.assert_invariants();
+    // Applied: the spawns (one made, one rejected), the B add, the bomb.
+    assert_eq!(commands.len(), 3);
+    assert_eq!(tracker.dropped(), [2]);
+    let made = new_entities(&world, &before);
+    assert_eq!(made.len(), 1);
+    assert_eq!(world.get::<B>(made[0]), Some(&B(1)));
+    assert!(!world.has::<T>(other) && world.is_alive(spare));
+
+    // Room for one more, taken by a spawn queued after the panic; the
+    // rejected spawn is not tried again.
+    world.despawn(other);
+    let later = commands.spawn();
+    commands.add(later, A(7));
+    let report = world.apply(&mut commands);
+    world.assert_invariants();
+    assert!(commands.is_empty());
+    let t = Some(type_name::<T>());
+    assert_eq!(
+        report.rejected(),
+        [
+            rejected(
+                no_room,
+                CommandKind::Spawn,
+                None,
+                RejectReason::OutOfIndices
+            ),
+            rejected(has_t, CommandKind::Add, t, RejectReason::AlreadyPresent),
+            rejected(other, CommandKind::Add, t, RejectReason::DeadEntity),
+        ]
+    );
+    assert_eq!(report.spawned().len(), 2);
+    assert_eq!(report.spawned()[0], made[0]);
+    assert_eq!(report.entity(r), Some(made[0]));
+    assert_eq!(report.entity(no_room), None);
+    let later_real = report.entity(later).unwrap();
+    assert_eq!(report.spawned()[1], later_real);
+    assert_eq!(world.get::<A>(later_real), Some(&A(7)));
+    assert_eq!(world.get::<T>(made[0]).map(|t| t.id), Some(4));
+    assert!(!world.is_alive(spare));
+    assert_eq!(tracker.dropped_sorted(), [2, 3]);
+    drop(world);
+    tracker.assert_all_dropped_once();
+}
+
+#[test]
+fn a_drop_that_panics_in_a_despawn_leaves_the_rest_for_the_next_apply() {
+    let mut tracker = Tracker::default();
+    let mut world = Cw::new();
+    let bombed = world.spawn_with((tracker.bomb(), A(0))); // 1
+    let later: Vec<Entity> = (0..2)
+        .map(|_| world.spawn_with((tracker.make(),)))
+        .collect(); // 2, 3
+
+    let mut commands = Commands::new();
+    let r = commands.spawn_with((tracker.make(),)); // 4
+    commands.despawn(bombed);
+    commands.despawn(later[0]);
+    commands.despawn(r);
+    commands.despawn(later[1]);
+    commands.despawn(later[1]); // rejected in the second apply
+    let before: Vec<Entity> = world.entities().collect();
+    panics(|| {
+        let _ = world.apply(&mut commands);
+    });
+    world.assert_invariants();
+    assert_eq!(commands.len(), 4, "four despawns left");
+    assert!(!world.is_alive(bombed));
+    assert_eq!(tracker.dropped(), [1]);
+    let made = new_entities(&world, &before);
+    assert_eq!(made.len(), 1);
+    assert_eq!(world.get::<T>(made[0]).map(|t| t.id), Some(4));
+    assert!(later.iter().all(|&e| world.is_alive(e)));
+
+    let report = world.apply(&mut commands);
+    world.assert_invariants();
+    assert_eq!(report.spawned(), made);
+    assert_eq!(report.entity(r), Some(made[0]));
+    assert_eq!(
+        report.rejected(),
+        [rejected(
+            later[1],
+            CommandKind::Despawn,
+            None,
+            RejectReason::DeadEntity
+        )]
+    );
+    assert_eq!(world.entity_count(), 0);
+    tracker.assert_all_dropped_once();
+}
+
+#[test]
+fn a_buffer_cleared_or_dropped_after_a_panic_drops_the_rest_once() {
+    for clear in [true, false] {
+        let mut tracker = Tracker::default();
+        let mut world = Cw::new();
+        let bombed = world.spawn_with((tracker.bomb(),)); // 1
+        let mut commands = Commands::new();
+        commands.remove::<T>(bombed);
+        let r = commands.spawn();
+        commands.add(r, tracker.make()); // 2
+        commands.add(bombed, tracker.make()); // 3
+        panics(|| {
+            let _ = world.apply(&mut commands);
+        });
+        assert_eq!(commands.len(), 2);
+        assert_eq!(tracker.dropped(), [1]);
+        if clear {
+            commands.clear();
+            assert!(commands.is_empty());
+            assert_eq!(tracker.dropped_sorted(), [1, 2, 3]);
+            // A cleared buffer starts afresh: its old handles are stale.
+            commands.add(r, A(1));
+            let report = world.apply(&mut commands);
+            assert_eq!(report.rejected().len(), 1);
+            assert!(report.spawned().is_empty());
+        } else {
+            drop(commands);
+            assert_eq!(tracker.dropped_sorted(), [1, 2, 3]);
+        }
+        world.assert_invariants();
+        drop(world);
+        tracker.assert_all_dropped_once();
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reservation numbers: a reserved handle never names another buffer's spawn
+// ---------------------------------------------------------------------------
+
+/// Reserved handles used to carry a 31-bit buffer id that wrapped, so a
+/// handle kept across 2^31 `Commands::new()` calls named the spawn of a new
+/// buffer. Their numbers are now unique in the program: jumping the counter
+/// by 2^31 or 2^32 (which puts the new buffer's first handle on the kept
+/// handle's index bits, unless another test reserves in between) changes
+/// nothing.
+#[test]
+fn a_reserved_handle_kept_across_a_counter_jump_never_resolves_in_a_new_buffer() {
+    let mut world = Cw::new();
+    for jump in [1u64 << 31, (1 << 31) + 300, 1 << 32, (1 << 32) + 300] {
+        let mut applied = Commands::<Cw>::new();
+        let kept = applied.spawn();
+        let kept_real = world.apply(&mut applied).entity(kept).unwrap();
+        let mut unapplied = Commands::<Cw>::new();
+        let foreign = unapplied.spawn();
+        advance_reservations_for_tests(jump - 2 * 256);
+
+        let mut fresh = Commands::new();
+        let handles: Vec<Entity> = (0..300).map(|_| fresh.spawn()).collect();
+        assert!(!handles.contains(&kept) && !handles.contains(&foreign));
+        assert!(reservation_number(handles[0]) >= reservation_number(kept) + jump);
+        fresh.add(kept, A(1));
+        fresh.add(foreign, A(2));
+        let report = world.apply(&mut fresh);
+        let a = Some(type_name::<A>());
+        assert_eq!(
+            report.rejected(),
+            [
+                rejected(kept, CommandKind::Add, a, RejectReason::DeadEntity),
+                rejected(foreign, CommandKind::Add, a, RejectReason::DeadEntity),
+            ]
+        );
+        assert_eq!(report.entity(kept), None);
+        assert_eq!(report.entity(foreign), None);
+        for (ordinal, &handle) in handles.iter().enumerate() {
+            assert_eq!(report.entity(handle), Some(report.spawned()[ordinal]));
+        }
+        assert_eq!(world.size::<A>(), 0);
+        assert!(world.is_alive(kept_real));
+
+        // The buffers that made them do not take them back either.
+        applied.add(kept, B(1));
+        assert_eq!(world.apply(&mut applied).rejected().len(), 1);
+        assert_eq!(world.size::<B>(), 0);
+        drop(unapplied);
+    }
+    world.assert_invariants();
+}
+
+/// Two buffers reserving in turn take interleaved blocks of numbers: each
+/// resolves its own handles, across its blocks, and none of the other's.
+#[test]
+fn reserved_handles_of_interleaved_buffers_resolve_only_in_their_own() {
+    let mut world = Cw::new();
+    let (mut first, mut second) = (Commands::<Cw>::new(), Commands::<Cw>::new());
+    let mut mine = Vec::new();
+    let mut theirs = Vec::new();
+    for round in 0..600 {
+        mine.push(first.spawn());
+        theirs.push(second.spawn());
+        if round == 400 {
+            advance_reservations_for_tests(1 << 32);
+        }
+    }
+    for &handle in theirs.iter().step_by(50) {
+        first.add(handle, A(0));
+    }
+    let report = world.apply(&mut first);
+    assert_eq!(report.rejected().len(), 12);
+    assert!(report
+        .rejected()
+        .iter()
+        .all(|r| r.reason == RejectReason::DeadEntity));
+    assert_eq!(report.spawned().len(), 600);
+    for (ordinal, &handle) in mine.iter().enumerate() {
+        assert_eq!(report.entity(handle), Some(report.spawned()[ordinal]));
+    }
+    assert!(theirs.iter().all(|&handle| report.entity(handle).is_none()));
+    assert_eq!(world.size::<A>(), 0);
+
+    let other_report = world.apply(&mut second);
+    assert!(clean(&other_report));
+    assert!(mine
+        .iter()
+        .all(|&handle| other_report.entity(handle).is_none()));
+    for (ordinal, &handle) in theirs.iter().enumerate() {
+        assert_eq!(
+            other_report.entity(handle),
+            Some(other_report.spawned()[ordinal])
+        );
+    }
+    assert_eq!(world.entity_count(), 1200);
 }

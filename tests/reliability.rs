@@ -4,7 +4,7 @@
 //! component must be accounted for: none duplicated, none leaked beyond the
 //! one whose code panicked.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 
@@ -383,4 +383,242 @@ fn a_handle_from_another_world_is_only_an_index_and_generation() {
     let b = second.spawn_with((2u32,));
     assert_eq!(a, b);
     assert_eq!(second.get::<u32>(a), Some(&2));
+}
+
+// ----- a panicking Drop in `finalize_updates` keeps the rest queued -----
+
+/// A value with an id that logs its drop in a shared ledger. An armed one
+/// panics in `drop` (after logging), unless a panic is already unwinding.
+struct Loud {
+    id: u32,
+    ledger: Rc<RefCell<Vec<u32>>>,
+    armed: bool,
+}
+
+impl std::fmt::Debug for Loud {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Loud({})", self.id)
+    }
+}
+
+impl Drop for Loud {
+    fn drop(&mut self) {
+        self.ledger.borrow_mut().push(self.id);
+        if self.armed && !std::thread::panicking() {
+            panic!("Loud({}) panics in drop", self.id);
+        }
+    }
+}
+
+/// Makes `Loud` values with fresh ids and checks that each was dropped
+/// exactly once.
+#[derive(Default)]
+struct Ledger {
+    log: Rc<RefCell<Vec<u32>>>,
+    made: Cell<u32>,
+}
+
+impl Ledger {
+    fn make(&self) -> Loud {
+        self.made.set(self.made.get() + 1);
+        Loud {
+            id: self.made.get(),
+            ledger: Rc::clone(&self.log),
+            armed: false,
+        }
+    }
+
+    fn bomb(&self) -> Loud {
+        let mut bomb = self.make();
+        bomb.armed = true;
+        bomb
+    }
+
+    /// The ids dropped so far, sorted.
+    fn dropped(&self) -> Vec<u32> {
+        let mut ids = self.log.borrow().clone();
+        ids.sort_unstable();
+        ids
+    }
+
+    #[track_caller]
+    fn assert_all_dropped_once(&self) {
+        assert_eq!(self.dropped(), (1..=self.made.get()).collect::<Vec<_>>());
+    }
+}
+
+world! {
+    #[derive(Debug)]
+    struct Deferred<Loud, Marker, u32>;
+}
+
+world! {
+    #[derive(Debug)]
+    struct GroupedDeferred<Loud, Marker, u32>;
+    group (Loud, u32);
+}
+
+/// Everything a world queues, as its `Debug` shows it: the storages' counts
+/// of queued adds and removes, and the allocator's queued despawns.
+fn queued<W: std::fmt::Debug>(world: &W) -> String {
+    let text = format!("{world:?}");
+    let mut parts: Vec<&str> = text
+        .match_indices("(queued: ")
+        .map(|(at, _)| {
+            let rest = &text[at..];
+            &rest[..=rest.find(')').unwrap()]
+        })
+        .collect();
+    let at = text.find("pending_despawns: ").unwrap();
+    let rest = &text[at..];
+    parts.push(&rest[..=rest.find(']').unwrap()]);
+    parts.join(" ")
+}
+
+/// Runs `finalize_updates`, which must panic.
+#[track_caller]
+fn finalize_panics<W: World>(world: &mut W) {
+    assert!(
+        quietly(|| world.finalize_updates()).is_err(),
+        "the bomb went off"
+    );
+    world.assert_invariants();
+}
+
+fn removal_panics<W>()
+where
+    W: World + Default + std::fmt::Debug + Contains<Loud> + Contains<Marker> + Contains<u32>,
+{
+    let ledger = Ledger::default();
+    let mut world = W::default();
+    let bombed = world.spawn_with((ledger.bomb(), 0u32)); // 1
+    let others: Vec<Entity> = (1..=5u32)
+        .map(|i| world.spawn_with((ledger.make(), i))) // 2..=6
+        .collect();
+    world.remove_deferred::<Loud>(bombed);
+    world.remove_deferred::<Loud>(others[0]);
+    world.remove_deferred::<Loud>(others[1]);
+    world.remove_deferred::<u32>(others[1]);
+    world.add_deferred(others[2], Marker);
+    world.remove_deferred::<Loud>(others[2]);
+    world.add_deferred(others[2], ledger.make()); // 7 replaces 4
+    world.despawn_deferred(others[3]);
+    world.despawn_deferred(others[4]);
+
+    finalize_panics(&mut world);
+    // The first removal happened and its value was dropped (the panic);
+    // nothing else was applied, and everything else is still queued.
+    assert_eq!(ledger.dropped(), [1]);
+    assert!(!world.has::<Loud>(bombed));
+    assert!(others
+        .iter()
+        .all(|&e| world.is_alive(e) && world.has::<Loud>(e)));
+    assert_eq!(world.size::<Marker>(), 0);
+
+    world.finalize_updates();
+    world.assert_invariants();
+    assert_eq!(queued(&world), "pending_despawns: []");
+    assert_eq!(ledger.dropped(), [1, 2, 3, 4, 5, 6]);
+    assert!(!world.has::<Loud>(others[0]) && !world.has::<Loud>(others[1]));
+    assert!(!world.has::<u32>(others[1]) && world.has::<u32>(others[0]));
+    assert!(world.has::<Marker>(others[2]));
+    assert_eq!(world.get::<Loud>(others[2]).map(|l| l.id), Some(7));
+    assert!(!world.is_alive(others[3]) && !world.is_alive(others[4]));
+    assert_eq!(world.entity_count(), 4);
+    drop(world);
+    ledger.assert_all_dropped_once();
+}
+
+fn replaced_addition_panics<W>()
+where
+    W: World + Default + std::fmt::Debug + Contains<Loud> + Contains<Marker> + Contains<u32>,
+{
+    let ledger = Ledger::default();
+    let mut world = W::default();
+    let first = world.spawn_with((0u32,));
+    let others: Vec<Entity> = (1..=4u32).map(|i| world.spawn_with((i,))).collect();
+    world.add_deferred(first, ledger.make()); // 1: replaces the bomb below
+    for &e in &others[..2] {
+        world.add_deferred(e, ledger.make()); // 2, 3
+    }
+    world.add(first, ledger.bomb()); // 4: added now, replaced at the sync point
+    world.add_deferred(others[2], Marker);
+    world.remove_deferred::<u32>(others[2]);
+    world.add_deferred(others[2], 20u32);
+    world.despawn_deferred(others[3]);
+    world.despawn_deferred(others[1]);
+
+    finalize_panics(&mut world);
+    // The first queued add replaced the bomb, whose drop panicked.
+    assert_eq!(ledger.dropped(), [4]);
+    assert_eq!(world.get::<Loud>(first).map(|l| l.id), Some(1));
+    assert!(!world.has::<Loud>(others[0]) && !world.has::<Marker>(others[2]));
+    assert!(others.iter().all(|&e| world.is_alive(e)));
+
+    world.finalize_updates();
+    world.assert_invariants();
+    assert_eq!(queued(&world), "pending_despawns: []");
+    assert_eq!(world.get::<Loud>(others[0]).map(|l| l.id), Some(2));
+    assert!(world.has::<Marker>(others[2]));
+    assert_eq!(world.get::<u32>(others[2]), Some(&20));
+    assert!(!world.is_alive(others[1]) && !world.is_alive(others[3]));
+    assert_eq!(ledger.dropped(), [3, 4], "the despawned entity's add");
+    drop(world);
+    ledger.assert_all_dropped_once();
+}
+
+fn despawn_panics<W>()
+where
+    W: World + Default + std::fmt::Debug + Contains<Loud> + Contains<Marker> + Contains<u32>,
+{
+    let ledger = Ledger::default();
+    let mut world = W::default();
+    let bombed = world.spawn_with((ledger.bomb(), 0u32)); // 1
+    let others: Vec<Entity> = (1..=3u32)
+        .map(|i| world.spawn_with((ledger.make(), i))) // 2, 3, 4
+        .collect();
+    world.despawn_deferred(bombed);
+    world.despawn_deferred(others[0]);
+    world.despawn_deferred(others[1]);
+
+    finalize_panics(&mut world);
+    assert!(!world.is_alive(bombed));
+    assert_eq!(ledger.dropped(), [1]);
+    assert!(
+        world.is_alive(others[0]) && world.is_alive(others[1]),
+        "the later despawns are still queued"
+    );
+    assert_eq!(
+        queued(&world),
+        format!("pending_despawns: [{:?}, {:?}]", others[0], others[1])
+    );
+    // Changes queued after the panic join the rest.
+    world.add_deferred(others[2], Marker);
+    world.despawn_deferred(others[2]);
+
+    world.finalize_updates();
+    world.assert_invariants();
+    assert_eq!(queued(&world), "pending_despawns: []");
+    assert_eq!(world.entity_count(), 0);
+    assert_eq!(ledger.dropped(), [1, 2, 3, 4]);
+    drop(world);
+    ledger.assert_all_dropped_once();
+}
+
+#[test]
+fn a_drop_that_panics_in_finalize_removals_keeps_the_rest_queued() {
+    removal_panics::<Deferred>();
+    removal_panics::<GroupedDeferred>();
+}
+
+#[test]
+fn a_drop_that_panics_in_finalize_additions_keeps_the_rest_queued() {
+    replaced_addition_panics::<Deferred>();
+    replaced_addition_panics::<GroupedDeferred>();
+}
+
+#[test]
+fn a_drop_that_panics_in_finalize_despawns_keeps_the_rest_queued() {
+    despawn_panics::<Deferred>();
+    despawn_panics::<GroupedDeferred>();
 }

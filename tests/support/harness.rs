@@ -1300,6 +1300,15 @@ struct Model {
     all_reserved: HashSet<Entity>,
 }
 
+/// The reservation number a reserved handle shows in `Debug`
+/// (`reserved#{number}`).
+fn reservation_number(reserved: Entity) -> u64 {
+    format!("{reserved:?}")
+        .strip_prefix("reserved#")
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("{reserved:?} is not a reserved handle"))
+}
+
 fn rejection(
     entity: Entity,
     command: CommandKind,
@@ -2167,11 +2176,24 @@ impl Harness {
     fn reserved(&mut self, r: Entity) {
         let ordinal = self.model.reserved.len();
         assert!(r.is_reserved(), "{r:?} is not reserved: {}", self.ctx());
-        assert!(
-            format!("{r:?}").starts_with(&format!("reserved#{ordinal}@")),
-            "{r:?} should be reservation {ordinal}: {}",
-            self.ctx()
-        );
+        // Numbers only grow, and run on within a block of 256.
+        let number = reservation_number(r);
+        let previous = self.model.reserved.last();
+        if let Some(&previous) = previous.or(self.model.old_reserved.last()) {
+            assert!(
+                number > reservation_number(previous),
+                "{r:?} after {previous:?}: {}",
+                self.ctx()
+            );
+        }
+        if let (Some(&previous), true) = (previous, ordinal % 256 != 0) {
+            assert_eq!(
+                number,
+                reservation_number(previous) + 1,
+                "{r:?} should follow {previous:?}: {}",
+                self.ctx()
+            );
+        }
         assert!(
             self.model.all_reserved.insert(r),
             "{r:?} was reserved twice: {}",
