@@ -185,7 +185,7 @@ fn out_of_reservations() -> ! {
 /// Moves the program-wide counter of reservation numbers `n` numbers
 /// forward, so tests can reach the edges of the encoding without reserving
 /// billions of handles. Safe: numbers only grow, so none is handed out
-/// twice. Test support, not part of the API.
+/// twice. Test support (feature `testing`), not for games.
 ///
 /// ```
 /// use typed_ecs::commands::advance_reservations_for_tests;
@@ -196,7 +196,7 @@ fn out_of_reservations() -> ! {
 ///
 /// If the counter would pass the numbers a handle can carry (about 2^63;
 /// 2^40 on targets without 64-bit atomics).
-#[doc(hidden)]
+#[cfg(feature = "testing")]
 pub fn advance_reservations_for_tests(n: u64) {
     use core::sync::atomic::Ordering;
     #[cfg(target_has_atomic = "64")]

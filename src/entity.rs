@@ -473,7 +473,7 @@ impl EntityAllocator {
     ///
     /// # Panics
     ///
-    /// When all 2^31 indices are in use or retired.
+    /// When every index up to the limit is in use or retired.
     #[cfg(test)]
     #[track_caller]
     pub(crate) fn alloc(&mut self) -> Entity {
@@ -629,7 +629,13 @@ impl EntityAllocator {
         slots: Vec<Slot>,
         free: Vec<u32>,
         pending_despawns: Vec<Entity>,
+        limit: u32,
     ) -> Result<Self, alloc::string::String> {
+        if limit > MAX_SLOTS {
+            return Err(alloc::format!(
+                "an entity limit of {limit}, more than the {MAX_SLOTS} a world can have"
+            ));
+        }
         if slots.len() > MAX_SLOTS as usize {
             return Err(alloc::format!(
                 "{} slots, more than the {MAX_SLOTS} a world can have",
@@ -649,7 +655,7 @@ impl EntityAllocator {
             alive,
             pending_despawns,
             despawns_done: 0,
-            slot_limit: MAX_SLOTS,
+            slot_limit: limit,
         };
         allocator.check()?;
         Ok(allocator)
@@ -661,6 +667,7 @@ impl EntityAllocator {
         self.slots.len()
     }
 
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
     /// `true` if this allocator has handed out `entity` at some time: its
     /// slot exists and has reached the handle's generation (for a free slot,
     /// whose generation is the next one to hand out, passed it).
@@ -686,6 +693,7 @@ impl EntityAllocator {
     /// 5. every queued despawn names a handle this allocator handed out
     ///    (alive or not: an entity queued for despawn may be despawned
     ///    sooner, and the queued despawn then does nothing).
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
     pub(crate) fn check(&self) -> Result<(), alloc::string::String> {
         use alloc::format;
         if self.slots.len() > MAX_SLOTS as usize {
@@ -749,28 +757,60 @@ impl EntityAllocator {
         Ok(())
     }
 
-    /// Checks the allocator's invariants (see `check`) and panics with a
-    /// description of the first violation. For tests.
-    #[doc(hidden)]
+    /// Checks the allocator's invariants and panics with a description of
+    /// the first violation. Test support (feature `testing`).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(f32);
+    /// # world! { struct Game<Pos>; }
+    /// Game::new().entities.assert_invariants();
+    /// ```
+    #[cfg(any(test, feature = "testing"))]
     pub fn assert_invariants(&self) {
         if let Err(problem) = self.check() {
             panic!("allocator: {problem}");
         }
     }
 
-    /// Lowers the number of entity indices this allocator may use (it never
-    /// raises it), so tests can reach exhaustion without spawning 4 billion
-    /// entities. Safe: it can only make spawns fail sooner.
-    #[doc(hidden)]
-    pub fn limit_indices(&mut self, limit: u32) {
-        self.slot_limit = self.slot_limit.min(limit);
+    /// The number of entity indices this allocator may use: at most this
+    /// many entities are alive at once. See [`World::set_entity_limit`](crate::World::set_entity_limit).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(f32);
+    /// # world! { struct Game<Pos>; }
+    /// let world = Game::new();
+    /// assert_eq!(world.entities.limit(), 1 << 31);
+    /// ```
+    #[inline]
+    pub fn limit(&self) -> u32 {
+        self.slot_limit
+    }
+
+    /// Sets [`limit`](Self::limit), at most 2^31. Indices already in use
+    /// stay valid; new ones are not made at or past the limit.
+    pub(crate) fn set_limit(&mut self, limit: u32) {
+        self.slot_limit = limit.min(MAX_SLOTS);
     }
 
     /// Moves the generation of every free slot forward to at least
     /// `generation`, so tests can reach generation wraparound without
     /// recycling a slot 4 billion times. Safe: handles to free slots are
-    /// stale, and generations only grow, so none can become valid.
-    #[doc(hidden)]
+    /// stale, and generations only grow, so none can become valid. Test
+    /// support (feature `testing`), not for games.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(f32);
+    /// # world! { struct Game<Pos>; }
+    /// let mut world = Game::new();
+    /// let e = world.spawn();
+    /// world.despawn(e);
+    /// world.entities.fast_forward_free_generations(u32::MAX);
+    /// assert_eq!(world.spawn().generation(), u32::MAX);
+    /// ```
+    #[cfg(feature = "testing")]
     pub fn fast_forward_free_generations(&mut self, generation: u32) {
         if let Some(generation) = NonZeroU32::new(generation) {
             for &index in &self.free {

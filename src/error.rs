@@ -176,10 +176,12 @@ impl<C> core::error::Error for AddError<C> {}
 
 /// The world has no entity index left to hand out.
 ///
-/// A world has `u32::MAX` indices. An index is used up while its entity is
-/// alive, and for good once it has been recycled `u32::MAX` times (its
-/// generation would wrap, so it is retired instead). `B` is what the caller
-/// wanted to spawn with, handed back by [`into_inner`](SpawnError::into_inner).
+/// A world has 2^31 indices, or fewer if it set a limit with
+/// [`World::set_entity_limit`](crate::World::set_entity_limit). An index is
+/// used up while its entity is alive, and for good once it has been
+/// recycled `u32::MAX` times (its generation would wrap, so it is retired
+/// instead). `B` is what the caller wanted to spawn with, handed back by
+/// [`into_inner`](SpawnError::into_inner).
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -237,7 +239,7 @@ impl<B> fmt::Display for SpawnError<B> {
         write!(
             f,
             "cannot spawn: the world is out of entity indices (all {} are alive or retired, {} retired); \
-             despawn entities you no longer need",
+             despawn entities you no longer need, or raise the limit with `set_entity_limit`",
             self.limit, self.retired
         )
     }

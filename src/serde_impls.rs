@@ -119,6 +119,7 @@ raw_struct!(RawAllocator {
     slots: Vec<(u32, bool)>,
     free: Vec<u32>,
     pending_despawns: Vec<Entity>,
+    limit: u32,
 });
 
 impl Serialize for EntityAllocator {
@@ -134,10 +135,11 @@ impl Serialize for EntityAllocator {
             }
         }
         let (slots, free, pending) = self.parts();
-        let mut state = serializer.serialize_struct("EntityAllocator", 3)?;
+        let mut state = serializer.serialize_struct("EntityAllocator", 4)?;
         state.serialize_field("slots", &Slots(slots))?;
         state.serialize_field("free", free)?;
         state.serialize_field("pending_despawns", pending)?;
+        state.serialize_field("limit", &self.limit())?;
         state.end()
     }
 }
@@ -151,7 +153,7 @@ impl<'de> Deserialize<'de> for EntityAllocator {
                 .ok_or_else(|| de::Error::custom(format_args!("slot {index} has generation 0")))?;
             slots.push(Slot { generation, alive });
         }
-        EntityAllocator::from_parts(slots, raw.free, raw.pending_despawns)
+        EntityAllocator::from_parts(slots, raw.free, raw.pending_despawns, raw.limit)
             .map_err(de::Error::custom)
     }
 }

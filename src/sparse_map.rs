@@ -165,6 +165,7 @@ impl Pages {
         }
     }
 
+    #[cfg(any(test, feature = "testing"))]
     fn allocated_pages(&self) -> usize {
         self.arena.len()
     }
@@ -843,8 +844,13 @@ impl<T> SparseMap<T> {
     }
 
     /// Checks the storage's invariant (see the type docs) and panics with a
-    /// description of the first violation. For tests.
-    #[doc(hidden)]
+    /// description of the first violation. Test support (feature `testing`).
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// SparseMap::<u8>::new().assert_invariants();
+    /// ```
+    #[cfg(any(test, feature = "testing"))]
     pub fn assert_invariants(&self) {
         if let Err(problem) = self.check() {
             panic!("{problem}");
@@ -880,8 +886,13 @@ impl<T> SparseMap<T> {
             )
     }
 
-    /// Number of sparse pages allocated. For tests and memory accounting.
-    #[doc(hidden)]
+    /// Number of sparse pages allocated. Test support (feature `testing`).
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// assert_eq!(SparseMap::<u8>::new().sparse_pages(), 0);
+    /// ```
+    #[cfg(any(test, feature = "testing"))]
     pub fn sparse_pages(&self) -> usize {
         self.set.sparse.allocated_pages()
     }

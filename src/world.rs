@@ -477,7 +477,8 @@ pub trait World: Sized {
     ///
     /// # Panics
     ///
-    /// When the world is out of entity indices (`u32::MAX` alive or retired);
+    /// When the world is out of entity indices (see
+    /// [`set_entity_limit`](World::set_entity_limit));
     /// [`try_spawn`](World::try_spawn) returns an error instead.
     ///
     /// ```
@@ -610,7 +611,7 @@ pub trait World: Sized {
     /// # struct Pos(i32);
     /// # world! { struct Game<Pos>; }
     /// let mut world = Game::new();
-    /// world.entities.limit_indices(3);
+    /// world.set_entity_limit(3);
     /// let error = world.try_spawn_batch((0..5).map(|i| (Pos(i),))).unwrap_err();
     /// let (spawned, rest) = error.into_inner();
     /// assert_eq!(spawned.len(), 3);
@@ -705,6 +706,47 @@ pub trait World: Sized {
     /// ```
     fn despawn_deferred(&mut self, entity: Entity) -> bool {
         self.__entities_mut().queue_despawn(entity)
+    }
+
+    /// Caps the entity indices the world may use at `limit` (at most 2^31,
+    /// the default): at most `limit` entities are alive at once, and a spawn
+    /// past that is an error ([`try_spawn`](World::try_spawn) and the other
+    /// `try_` twins) or a panic that says so. Indices already in use stay
+    /// valid if the limit is lowered below them. The limit is saved with the
+    /// world (feature `serde`).
+    ///
+    /// A game that must never grow past a budget sets one; tests use it to
+    /// reach "world full" without making 2^31 entities.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(f32);
+    /// # world! { struct Game<Pos>; }
+    /// let mut world = Game::new();
+    /// world.set_entity_limit(2);
+    /// let a = world.spawn();
+    /// world.spawn();
+    /// assert!(world.try_spawn().is_err());
+    /// world.despawn(a); // an index is free again
+    /// assert!(world.try_spawn().is_ok());
+    /// assert_eq!(world.entity_limit(), 2);
+    /// ```
+    fn set_entity_limit(&mut self, limit: u32) {
+        self.__entities_mut().set_limit(limit);
+    }
+
+    /// The most entity indices the world may use: 2^31 unless lowered with
+    /// [`set_entity_limit`](World::set_entity_limit).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(f32);
+    /// # world! { struct Game<Pos>; }
+    /// assert_eq!(Game::new().entity_limit(), 1 << 31);
+    /// ```
+    #[inline]
+    fn entity_limit(&self) -> u32 {
+        self.__entities().limit()
     }
 
     /// `true` if `entity` is alive in this world. Stale handles are not.
@@ -1503,8 +1545,16 @@ pub trait World: Sized {
     }
 
     /// Checks every invariant (see "Invariants" above) and panics with a
-    /// description of the first violation. For tests.
-    #[doc(hidden)]
+    /// description of the first violation. Test support (feature
+    /// `testing`).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(f32);
+    /// # world! { struct Game<Pos>; }
+    /// Game::new().assert_invariants();
+    /// ```
+    #[cfg(feature = "testing")]
     fn assert_invariants(&self) {
         if let Err(problem) = check_world(self) {
             panic!("{}: {problem}", Self::NAME);
@@ -1593,6 +1643,7 @@ fn dense_slot<W: Contains<C>, C>(world: &W, index: usize) -> Option<usize> {
 /// Checks the world's invariants (see [`World`], "Invariants"), saying
 /// which is broken. `assert_invariants` panics with it; loading a saved
 /// world returns it as the error.
+#[cfg(any(feature = "testing", feature = "serde"))]
 pub(crate) fn check_world<W: World>(world: &W) -> Result<(), alloc::string::String> {
     world
         .__entities()

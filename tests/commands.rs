@@ -756,7 +756,7 @@ fn spawns_that_cannot_happen_are_rejected_and_their_commands_too() {
     let mut tracker = Tracker::default();
     let mut world = Cw::new();
     let first = world.spawn();
-    world.entities.limit_indices(3); // room for two more
+    world.set_entity_limit(3); // room for two more
     let mut commands = Commands::new();
     let r0 = commands.spawn_with((A(0),));
     let r1 = commands.spawn();
@@ -876,7 +876,7 @@ fn a_drop_that_panics_in_a_rejected_add_leaves_the_rest_for_the_next_apply() {
     let has_t = world.spawn_with((tracker.make(),)); // 1
     let other = world.spawn();
     let spare = world.spawn();
-    world.entities.limit_indices(4); // room for one more entity
+    world.set_entity_limit(4); // room for one more entity
 
     let mut commands = Commands::new();
     let r = commands.spawn_with((B(1),));

@@ -473,7 +473,7 @@ fn a_panicking_iterator_leaves_the_batch_spawned_so_far() {
 #[test]
 fn a_batch_out_of_indices_hands_back_the_rest() {
     let mut world = Grouped::new();
-    world.entities.limit_indices(5);
+    world.set_entity_limit(5);
     world.spawn_with((Pos(0), Vel(0)));
     let error = world
         .try_spawn_batch((1..10).map(|i| (Pos(i), Vel(i))))

@@ -252,7 +252,7 @@ fn fast_forwarding_generations_never_revives_a_handle() {
 fn running_out_of_indices_is_an_error_or_a_clear_panic() {
     let fixture = Fixture::new();
     let mut world = Game::new();
-    world.entities.limit_indices(3);
+    world.set_entity_limit(3);
     let spawned: Vec<Entity> = (0..3).map(|_| world.spawn()).collect();
 
     let error = world.try_spawn().unwrap_err();

@@ -1554,7 +1554,7 @@ impl Harness {
     pub fn new() -> Self {
         LEDGER.with(|ledger| ledger.borrow_mut().clear());
         let mut world = Sim::new();
-        world.entities.limit_indices(INDEX_LIMIT as u32);
+        world.set_entity_limit(INDEX_LIMIT as u32);
         assert_eq!(world.component_names(), ["A", "B", "C", "Marker"]);
         Harness {
             world,
@@ -1778,7 +1778,7 @@ impl Harness {
             panic!("a valid world failed to load ({error}): {}", self.ctx())
         });
         // The index limit is a test hook, not part of a save.
-        loaded.entities.limit_indices(INDEX_LIMIT as u32);
+        loaded.set_entity_limit(INDEX_LIMIT as u32);
         let again = normalized(serde_json::to_value(&loaded).expect("a world saves"));
         assert_eq!(again, saved, "the loaded world differs: {}", self.ctx());
         self.world = loaded;
