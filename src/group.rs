@@ -74,6 +74,7 @@
 //! None of these can make a query return wrong results: they only cost the
 //! rebuild.
 
+use crate::sparse_map::mark::Mark;
 use crate::world::{Bundle, Contains};
 use crate::{Entity, World};
 
@@ -92,45 +93,31 @@ pub(crate) struct GroupMark {
 }
 
 impl GroupMark {
-    /// No group.
-    pub(crate) const NONE: GroupMark = GroupMark {
-        stamp: 0,
-        len: 0,
-        size: 0,
-        member: 0,
-    };
-
     /// `true` if `self` and `other` are marks of one packing.
     #[inline]
     fn agrees_with(self, other: GroupMark) -> bool {
         self.stamp == other.stamp && self.len == other.len && self.size == other.size
     }
-}
 
-/// The [`GroupMark`] a [`SparseMap`](crate::SparseMap) holds. A clone of a
-/// storage is not trusted to agree with anything, so cloning gives no mark.
-#[derive(Debug)]
-pub(crate) struct GroupSlot(pub(crate) GroupMark);
-
-impl GroupSlot {
-    pub(crate) const fn new() -> Self {
-        GroupSlot(GroupMark::NONE)
-    }
-
-    /// Called before dense slot `slot` is removed by a path that does not
-    /// keep the group packed: if the slot is in the group's prefix, the
-    /// storage stops agreeing with the rest of its group.
+    /// A storage's [`Mark`], read as a group mark.
     #[inline]
-    pub(crate) fn leave_prefix_unannounced(&mut self, slot: usize) {
-        if slot < self.0.len as usize {
-            self.0.stamp = 0;
+    pub(crate) fn of(mark: Mark) -> GroupMark {
+        GroupMark {
+            stamp: mark.tag,
+            len: mark.prefix,
+            size: (mark.info >> 8) as u8,
+            member: mark.info as u8,
         }
     }
-}
 
-impl Clone for GroupSlot {
-    fn clone(&self) -> Self {
-        GroupSlot::new()
+    /// The [`Mark`] a storage keeps for this group mark.
+    #[inline]
+    fn to_mark(self) -> Mark {
+        Mark {
+            tag: self.stamp,
+            prefix: self.len,
+            info: u16::from(self.size) << 8 | u16::from(self.member),
+        }
     }
 }
 
@@ -323,14 +310,14 @@ macro_rules! impl_group {
                 // carries a mark of one packing.
                 let synced = world.__entities().stamp();
                 let first = <W as Contains<$first>>::sparse_map(world);
-                let mark = first.group_mark();
+                let mark = GroupMark::of(first.mark());
                 let agree = mark.stamp != 0
                     && mark.size == $size
                     && mark.member == 0
                     && first.is_synced(synced)
                     $(&& {
                         let other = <W as Contains<$rest>>::sparse_map(world);
-                        let other_mark = other.group_mark();
+                        let other_mark = GroupMark::of(other.mark());
                         other_mark.agrees_with(mark) && other_mark.member == $member && other.is_synced(synced)
                     })+;
                 agree.then_some(mark.len as usize)
@@ -359,8 +346,8 @@ macro_rules! impl_group {
                     size: $size,
                     member,
                 };
-                <W as Contains<$first>>::sparse_map_mut(world).set_group_mark(mark(0));
-                $(<W as Contains<$rest>>::sparse_map_mut(world).set_group_mark(mark($member));)+
+                <W as Contains<$first>>::sparse_map_mut(world).set_mark(mark(0).to_mark());
+                $(<W as Contains<$rest>>::sparse_map_mut(world).set_mark(mark($member).to_mark());)+
                 len
             }
 
@@ -433,8 +420,8 @@ macro_rules! impl_group {
 
             #[inline]
             fn __set_len(world: &mut W, len: usize) {
-                <W as Contains<$first>>::sparse_map_mut(world).set_group_len(len);
-                $(<W as Contains<$rest>>::sparse_map_mut(world).set_group_len(len);)+
+                <W as Contains<$first>>::sparse_map_mut(world).set_mark_prefix(len);
+                $(<W as Contains<$rest>>::sparse_map_mut(world).set_mark_prefix(len);)+
             }
 
             fn __check(world: &W) -> Result<(), alloc::string::String> {

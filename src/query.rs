@@ -47,7 +47,7 @@ use core::iter::{Copied, Zip};
 use core::marker::PhantomData;
 use core::slice;
 
-use crate::group::GroupProbe;
+use crate::group::{GroupMark, GroupProbe};
 use crate::sparse_map::{IterMut, ViewMut};
 use crate::world::{all_distinct, sync, Contains};
 use crate::{Entity, EntityAllocator, SparseMap, World};
@@ -276,7 +276,7 @@ impl<'w, C> Fetch<'w> for &'w SparseMap<C> {
 
     #[inline]
     fn __probe(&self, probe: &mut GroupProbe) {
-        probe.required(self.group_mark(), self.len());
+        probe.required(GroupMark::of(self.mark()), self.len());
     }
 
     #[inline]
@@ -344,7 +344,7 @@ impl<'w, C> Fetch<'w> for With<&'w SparseMap<C>> {
 
     #[inline]
     fn __probe(&self, probe: &mut GroupProbe) {
-        probe.required(self.0.group_mark(), self.0.len());
+        probe.required(GroupMark::of(self.0.mark()), self.0.len());
     }
 
     #[inline]
@@ -783,7 +783,7 @@ impl<'w, C: 'static> FetchMut<'w> for ViewMut<'w, C> {
 
     #[inline]
     fn __probe(&self, probe: &mut GroupProbe) {
-        probe.required(self.group_mark(), self.len());
+        probe.required(GroupMark::of(self.mark()), self.len());
     }
 
     #[inline]
@@ -1761,7 +1761,7 @@ macro_rules! impl_join_iter {
                 let (view, $($r,)+) = self.fetch;
                 let rest = ($($r,)+);
                 let mut probe = GroupProbe::default();
-                probe.required(view.group_mark(), view.len());
+                probe.required(GroupMark::of(view.mark()), view.len());
                 rest.__probe(&mut probe);
                 let driver = view.entities();
                 let (entities, values) = view.into_slices();

@@ -217,7 +217,12 @@ fn par_for_each_over_a_group_writes_every_storage() {
             a.0 = mix(a.0, e, b.0);
             b.0 = mix(b.0, e, a.0);
             par_visits.fetch_add(1, Ordering::Relaxed);
-            threads.lock().unwrap().insert(std::thread::current().id());
+            let first_here = threads.lock().unwrap().insert(std::thread::current().id());
+            if first_here {
+                // Give the pool's other threads time to steal a piece: on
+                // a loaded machine one thread could otherwise do it all.
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
         });
     assert_eq!(par_visits.into_inner(), visits);
     assert_eq!(packed_contents(&parallel), packed_contents(&sequential));

@@ -1,0 +1,859 @@
+//! [`SparseMap<T>`]: the storage of one component type.
+//!
+//! A sparse set: a *paged* sparse index from entity index to dense slot, and
+//! two packed, parallel dense arrays (the entity in each slot, the value in
+//! each slot). Lookups are two array reads and a generation check; iteration
+//! is a walk over packed arrays; removal is swap-remove.
+//!
+//! One role per file: [`pages`] (the paged index), [`set`] (the sparse set
+//! and its invariant, which the storage and each of its queues are made
+//! of), [`mark`] (what other layers record in a storage), `view`
+//! ([`ViewMut`]) and `iter` (the iterators).
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::entity::{EntityAllocator, SyncStamp};
+use crate::error::AddErrorKind;
+use crate::Entity;
+
+mod iter;
+pub(crate) mod mark;
+mod pages;
+mod set;
+#[cfg(test)]
+mod tests;
+mod view;
+
+pub use iter::{Iter, IterMut};
+use mark::{Mark, MarkSlot};
+use pages::EMPTY;
+use set::SparseSet;
+pub use view::ViewMut;
+
+/// The storage of one component type: which entities have a `T`, and their
+/// values, packed.
+///
+/// Each field of a [`world!`](crate::world) struct is one `SparseMap`. Use it
+/// directly to iterate one component fast (`values_mut()` is a plain slice),
+/// or to borrow two components' storages at once, since they are distinct
+/// fields. Adding goes through the world, which checks that the entity is
+/// alive; removing and reading can be done here as well.
+///
+/// # Layout and invariant
+///
+/// * `sparse`: entity index → dense slot, in pages of 4096 entries allocated
+///   on first touch;
+/// * `dense`: the entity in each slot;
+/// * `data`: the value in each slot, parallel to `dense`.
+///
+/// For every stored entity `e`: `dense[sparse[e.index]] == e` and its value is
+/// `data[sparse[e.index]]`. `len()` is the dense length. A lookup checks the
+/// whole handle, generation included, so a stale handle finds nothing.
+///
+/// # What is not promised
+///
+/// Iteration order is unspecified. Removal is swap-remove: it moves the last
+/// value into the hole, so a dense index (`entities()[i]`) is only valid until
+/// the next add or remove.
+///
+/// # Storages moved between worlds
+///
+/// The fields are public, so a storage can be taken out of its world
+/// (`std::mem::take`), cloned from another world, swapped with another
+/// world's, loaded on its own, or put back after the world despawned some of
+/// its entities. None of that can make the world misbehave:
+///
+/// * Each storage carries a stamp: the identity of the entity allocator it
+///   was last brought in step with, and how many despawns that allocator had
+///   done then. A world keeps the stamps of the storages it holds current.
+/// * Before a world uses a storage whose stamp is not its own (one from
+///   elsewhere, or one that was away while entities were despawned), it
+///   brings it in step: every value and queued change whose entity is not
+///   alive in this world is dropped (exactly once) and the stamp renewed.
+///   Entries whose entity *is* alive here are kept: moving a storage
+///   between two worlds with the same entities (a world and its clone)
+///   keeps everything. Spawning checks every storage first, so a stored
+///   handle that this world has not handed out yet never becomes a new
+///   entity's component.
+/// * Until then, methods that only read the world (`get`, `has`, `query`,
+///   `size`, `entity_at`, …) see the storage as it will be: its entries
+///   whose entity is alive. Owning groups are not trusted until their
+///   storages are in step.
+///
+/// This costs one comparison per world call that uses the storage (one per
+/// storage for a spawn). The storage's own methods (`iter`, `values`,
+/// `entities`, …) always show exactly what it holds.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Pos(i32);
+/// world! { struct Game<Pos>; }
+///
+/// let mut world = Game::new();
+/// let a = world.spawn_with((Pos(1),));
+/// let b = world.spawn_with((Pos(2),));
+///
+/// let taken = std::mem::take(&mut world.pos); // take the storage out…
+/// world.despawn(a);                           // …despawn while it is away…
+/// world.pos = taken;                          // …and put it back
+///
+/// assert_eq!(world.pos.len(), 2, "the storage still holds `a`");
+/// assert_eq!(world.get::<Pos>(a), None, "but the world does not see it");
+/// assert_eq!(world.query::<&Pos>().count(), 1);
+/// let fresh = world.spawn(); // reuses `a`'s index: the world cleans up first
+/// assert_eq!(world.pos.len(), 1);
+/// assert!(!world.has::<Pos>(fresh));
+/// assert_eq!(world.get::<Pos>(b), Some(&Pos(2)));
+/// ```
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// world! { struct Game<Pos>; }
+/// #[derive(Debug, PartialEq)]
+/// struct Pos(f32);
+///
+/// let mut world = Game::new();
+/// let a = world.spawn_with((Pos(1.0),));
+/// let b = world.spawn_with((Pos(2.0),));
+///
+/// for pos in world.pos.values_mut() {
+///     pos.0 *= 10.0;
+/// }
+/// assert_eq!(world.pos.get(b), Some(&Pos(20.0)));
+/// assert_eq!(world.pos.len(), 2);
+/// assert_eq!(world.pos.entities(), &[a, b]);
+/// ```
+#[derive(Clone)]
+pub struct SparseMap<T> {
+    set: SparseSet<T>,
+    /// Values queued by `add_deferred`, applied at the next sync point.
+    pending_adds: SparseSet<T>,
+    /// Entities queued by `remove_deferred`, applied at the next sync point.
+    pending_removes: SparseSet<()>,
+    /// What an owning group of its world records about this storage's first
+    /// slots (see [`mark`]); the storage only keeps it.
+    mark: MarkSlot,
+    /// The allocator this storage was last brought in step with, and that
+    /// allocator's free epoch then. While it equals the stamp of its world's
+    /// allocator, every entity stored or queued here is alive.
+    synced: SyncStamp,
+}
+
+impl<T> Default for SparseMap<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> SparseMap<T> {
+    /// An empty storage. Allocates nothing.
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// let map = SparseMap::<f32>::new();
+    /// assert!(map.is_empty());
+    /// ```
+    pub const fn new() -> Self {
+        SparseMap {
+            set: SparseSet::new(),
+            pending_adds: SparseSet::new(),
+            pending_removes: SparseSet::new(),
+            mark: MarkSlot::new(),
+            synced: SyncStamp::NONE,
+        }
+    }
+
+    /// An empty storage with room for `capacity` values before its dense
+    /// arrays reallocate.
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// let map = SparseMap::<f32>::with_capacity(100);
+    /// assert!(map.is_empty());
+    /// ```
+    pub fn with_capacity(capacity: usize) -> Self {
+        SparseMap {
+            set: SparseSet::with_capacity(capacity),
+            pending_adds: SparseSet::new(),
+            pending_removes: SparseSet::new(),
+            mark: MarkSlot::new(),
+            synced: SyncStamp::NONE,
+        }
+    }
+
+    /// Number of values stored (the dense length). Queued changes do not count
+    /// until they are applied.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// let mut world = Game::new();
+    /// world.spawn_with((Pos(0.0),));
+    /// assert_eq!(world.pos.len(), 1);
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.set.dense.len()
+    }
+
+    /// `true` when nothing is stored.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// assert!(Game::new().pos.is_empty());
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.set.dense.is_empty()
+    }
+
+    /// Reserves room for at least `additional` more values.
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// let mut map = SparseMap::<u8>::new();
+    /// map.reserve(64);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        self.set.dense.reserve(additional);
+        self.set.data.reserve(additional);
+    }
+
+    /// The dense slot of `entity`, trying `slot` first. Storages filled in
+    /// the same order keep an entity at the same slot, so a query probes
+    /// the driver's position before the sparse lookup; the full handle is
+    /// compared, so a wrong guess only costs the fallback.
+    #[inline]
+    pub(crate) fn index_of_at(&self, entity: Entity, slot: usize) -> Option<usize> {
+        match self.set.dense.get(slot) {
+            Some(&stored) if stored == entity => Some(slot),
+            _ => self.set.index_of(entity),
+        }
+    }
+
+    /// `true` if `entity` has a value here. A stale handle has none.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(0.0),));
+    /// assert!(world.pos.contains(e));
+    /// world.despawn(e);
+    /// assert!(!world.pos.contains(e));
+    /// ```
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.set.contains(entity)
+    }
+
+    /// The value of `entity`, if it has one.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # #[derive(Debug, PartialEq)] struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// assert_eq!(world.pos.get(e), Some(&Pos(3.0)));
+    /// ```
+    #[inline]
+    pub fn get(&self, entity: Entity) -> Option<&T> {
+        self.set.get(entity)
+    }
+
+    /// The value of `entity`, mutably, if it has one.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # #[derive(Debug, PartialEq)] struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// world.pos.get_mut(e).unwrap().0 = 4.0;
+    /// assert_eq!(world.pos.get(e), Some(&Pos(4.0)));
+    /// ```
+    #[inline]
+    pub fn get_mut(&mut self, entity: Entity) -> Option<&mut T> {
+        self.set.get_mut(entity)
+    }
+
+    /// The dense slot of `entity`'s value: `entities()[i] == entity` and
+    /// `values()[i]` is its value. Valid only until the next add or remove.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// let i = world.pos.index_of(e).unwrap();
+    /// assert_eq!(world.pos.entities()[i], e);
+    /// ```
+    #[inline]
+    pub fn index_of(&self, entity: Entity) -> Option<usize> {
+        self.set.index_of(entity)
+    }
+
+    /// Removes `entity`'s value and returns it. The storage is consistent
+    /// before the value is handed back. Swap-remove: the last value moves
+    /// into the freed slot.
+    ///
+    /// In a storage that belongs to an owning group, prefer
+    /// [`World::remove`](crate::World::remove): it keeps the group packed.
+    /// Removing a grouped entity here is still correct, but the group stops
+    /// being used until the world rebuilds it at its next change (an O(n)
+    /// pass).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # #[derive(Debug, PartialEq)] struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// assert_eq!(world.pos.remove(e), Some(Pos(3.0)));
+    /// assert_eq!(world.pos.remove(e), None);
+    /// assert!(world.is_alive(e)); // the entity lives on without a Pos
+    /// ```
+    #[inline]
+    pub fn remove(&mut self, entity: Entity) -> Option<T> {
+        let (slot, value) = self.set.remove_with_slot(entity)?;
+        self.mark.leave_prefix_unannounced(slot);
+        Some(value)
+    }
+
+    // ----- for a world (see "Storages moved between worlds") -----
+    //
+    // The world's per-entity methods take these: the entity's slot, as the
+    // world sees it. If this storage is not in step with the world's
+    // allocator, an entry counts only if its entity is alive. The check is
+    // made once the lookup has found the entity, and only reads: a loop of
+    // such calls keeps the storage's fields in registers.
+
+    /// The dense slot of `entity` as the world whose allocator is
+    /// `entities` sees it.
+    #[inline]
+    fn index_of_in(&self, entity: Entity, entities: &EntityAllocator) -> Option<usize> {
+        let slot = self.set.index_of(entity)?;
+        if self.is_synced(entities.stamp()) || entities.is_alive(entity) {
+            Some(slot)
+        } else {
+            None
+        }
+    }
+
+    /// `entity`'s value as the world whose allocator is `entities` sees it.
+    #[inline]
+    pub(crate) fn get_in(&self, entity: Entity, entities: &EntityAllocator) -> Option<&T> {
+        let slot = self.index_of_in(entity, entities)?;
+        Some(&self.set.data[slot])
+    }
+
+    /// `entity`'s value, mutably, as the world whose allocator is
+    /// `entities` sees it.
+    #[inline]
+    pub(crate) fn get_mut_in(
+        &mut self,
+        entity: Entity,
+        entities: &EntityAllocator,
+    ) -> Option<&mut T> {
+        let slot = self.index_of_in(entity, entities)?;
+        Some(&mut self.set.data[slot])
+    }
+
+    /// Removes `entity`'s value as the world whose allocator is `entities`
+    /// sees it: an entry it does not see stays (the world drops it when it
+    /// brings the storage in step).
+    #[inline]
+    pub(crate) fn remove_in(&mut self, entity: Entity, entities: &EntityAllocator) -> Option<T> {
+        let in_step = self.is_synced(entities.stamp());
+        let (slot, value) = self
+            .set
+            .remove_if(entity, || in_step || entities.is_alive(entity))?;
+        self.mark.leave_prefix_unannounced(slot);
+        Some(value)
+    }
+
+    /// The entity in each dense slot, parallel to [`values`](Self::values).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// assert_eq!(world.pos.entities(), &[e]);
+    /// ```
+    #[inline]
+    pub fn entities(&self) -> &[Entity] {
+        &self.set.dense
+    }
+
+    /// The values, packed, parallel to [`entities`](Self::entities).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # #[derive(Debug, PartialEq)] struct Pos(f32);
+    /// let mut world = Game::new();
+    /// world.spawn_with((Pos(3.0),));
+    /// assert_eq!(world.pos.values(), &[Pos(3.0)]);
+    /// ```
+    #[inline]
+    pub fn values(&self) -> &[T] {
+        &self.set.data
+    }
+
+    /// The values, packed and mutable: the fastest way to touch every value.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # #[derive(Debug, PartialEq)] struct Pos(f32);
+    /// let mut world = Game::new();
+    /// world.spawn_with((Pos(3.0),));
+    /// world.pos.values_mut().iter_mut().for_each(|p| p.0 += 1.0);
+    /// assert_eq!(world.pos.values(), &[Pos(4.0)]);
+    /// ```
+    #[inline]
+    pub fn values_mut(&mut self) -> &mut [T] {
+        &mut self.set.data
+    }
+
+    /// Iterates over `(entity, &value)` in dense order.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// for (entity, pos) in world.pos.iter() {
+    ///     assert_eq!((entity, pos.0), (e, 3.0));
+    /// }
+    /// ```
+    #[inline]
+    pub fn iter(&self) -> Iter<'_, T> {
+        Iter {
+            entities: self.set.dense.iter(),
+            values: self.set.data.iter(),
+        }
+    }
+
+    /// Iterates over `(entity, &mut value)` in dense order.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # #[derive(Debug, PartialEq)] struct Pos(f32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(3.0),));
+    /// for (_entity, pos) in world.pos.iter_mut() {
+    ///     pos.0 = -1.0;
+    /// }
+    /// assert_eq!(world.pos.get(e), Some(&Pos(-1.0)));
+    /// ```
+    #[inline]
+    pub fn iter_mut(&mut self) -> IterMut<'_, T> {
+        IterMut {
+            entities: self.set.dense.iter(),
+            values: self.set.data.iter_mut(),
+        }
+    }
+
+    /// Checks the storage's invariant (see the type docs) and panics with a
+    /// description of the first violation. Test support (feature `testing`).
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// SparseMap::<u8>::new().assert_invariants();
+    /// ```
+    #[cfg(any(test, feature = "testing"))]
+    pub fn assert_invariants(&self) {
+        if let Err(problem) = self.check() {
+            panic!("{problem}");
+        }
+    }
+
+    /// Checks the storage's own invariant (see the type docs) for its
+    /// values, its queued adds and its queued removals.
+    pub(crate) fn check(&self) -> Result<(), alloc::string::String> {
+        self.set.check_invariants("values")?;
+        self.pending_adds.check_invariants("queued adds")?;
+        self.pending_removes.check_invariants("queued removals")
+    }
+
+    /// Every entity stored or queued here, with what it is (for messages).
+    pub(crate) fn all_entries(&self) -> impl Iterator<Item = (&'static str, Entity)> + '_ {
+        let tag = |what: &'static str| move |&entity: &Entity| (what, entity);
+        self.set
+            .dense
+            .iter()
+            .map(tag("holds"))
+            .chain(
+                self.pending_adds
+                    .dense
+                    .iter()
+                    .map(tag("has a queued add for")),
+            )
+            .chain(
+                self.pending_removes
+                    .dense
+                    .iter()
+                    .map(tag("has a queued removal for")),
+            )
+    }
+
+    /// Number of sparse pages allocated. Test support (feature `testing`).
+    ///
+    /// ```
+    /// # use typed_ecs::SparseMap;
+    /// assert_eq!(SparseMap::<u8>::new().sparse_pages(), 0);
+    /// ```
+    #[cfg(any(test, feature = "testing"))]
+    pub fn sparse_pages(&self) -> usize {
+        self.set.sparse.allocated_pages()
+    }
+
+    // ----- saving and loading -----
+
+    /// The stored `(entities, values)` and the queued adds', for saving.
+    #[cfg(feature = "serde")]
+    pub(crate) fn pairs(&self) -> [(&[Entity], &[T]); 2] {
+        [
+            (&self.set.dense, &self.set.data),
+            (&self.pending_adds.dense, &self.pending_adds.data),
+        ]
+    }
+
+    /// The entities with a queued removal, for saving.
+    #[cfg(feature = "serde")]
+    pub(crate) fn pending_remove_entities(&self) -> &[Entity] {
+        &self.pending_removes.dense
+    }
+
+    /// Rebuilds a storage from saved parts, or says what is wrong with them:
+    /// no list may hold one index twice (one entity twice, or two
+    /// generations of one index), nor a command buffer's reserved handle.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_parts(
+        values: Vec<(Entity, T)>,
+        adds: Vec<(Entity, T)>,
+        removes: Vec<Entity>,
+    ) -> Result<Self, alloc::string::String> {
+        fn fill<V>(
+            set: &mut SparseSet<V>,
+            what: &str,
+            items: impl IntoIterator<Item = (Entity, V)>,
+        ) -> Result<(), alloc::string::String> {
+            for (entity, value) in items {
+                if entity.is_reserved() {
+                    return Err(alloc::format!("{what} hold the reserved handle {entity:?}"));
+                }
+                if set.sparse.get(entity.index()) != EMPTY {
+                    return Err(alloc::format!(
+                        "{what} hold entity index {} twice",
+                        entity.index()
+                    ));
+                }
+                set.insert(entity, value);
+            }
+            Ok(())
+        }
+        let mut map = SparseMap::with_capacity(values.len());
+        fill(&mut map.set, "the values", values)?;
+        fill(&mut map.pending_adds, "the queued adds", adds)?;
+        fill(
+            &mut map.pending_removes,
+            "the queued removals",
+            removes.into_iter().map(|e| (e, ())),
+        )?;
+        Ok(map)
+    }
+
+    // ----- used by the world, which checks liveness first -----
+
+    /// Adds or replaces `entity`'s value. The world checks `entity` is
+    /// alive, and brings the storage in step first.
+    #[inline]
+    pub(crate) fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
+        self.set.insert(entity, value)
+    }
+
+    /// Adds the value of an entity that was just spawned, so has no value
+    /// here (nor does any other generation of its index).
+    #[inline]
+    pub(crate) fn push_fresh(&mut self, entity: Entity, value: T) {
+        debug_assert_eq!(self.set.sparse.get(entity.index()), EMPTY);
+        let slot = self.set.dense.len() as u32;
+        SparseSet::push(&mut self.set.dense, &mut self.set.data, entity, value);
+        self.set.sparse.set(entity.index(), slot);
+    }
+
+    /// The first half of a batch spawn's insert: the value of the next
+    /// entity to [`attach`](Self::attach), pushed alone. Until the attach,
+    /// `values()` is longer than `entities()`.
+    #[inline]
+    pub(crate) fn push_value(&mut self, value: T) {
+        self.set.data.push(value);
+    }
+
+    /// The second half of a batch spawn's insert: gives the values pushed by
+    /// [`push_value`](Self::push_value) their entities, just spawned, in
+    /// order, and indexes them.
+    pub(crate) fn attach(&mut self, entities: &[Entity]) {
+        let base = self.set.dense.len();
+        assert!(
+            base + entities.len() < EMPTY as usize,
+            "a storage holds at most u32::MAX - 1 values"
+        );
+        debug_assert_eq!(self.set.data.len(), base + entities.len());
+        self.set.dense.extend_from_slice(entities);
+        self.set.sparse.set_run(entities, base as u32);
+    }
+
+    /// Adds `entity`'s value if it has none, or hands `value` back. The
+    /// world checks `entity` is alive, and brings the storage in step first.
+    #[inline]
+    pub(crate) fn insert_new(&mut self, entity: Entity, value: T) -> Result<(), T> {
+        self.set
+            .insert_new(entity, value)
+            .map_err(|(_, value)| value)
+    }
+
+    /// Queues `value` to be added to `entity` at the next sync point, or says
+    /// why it cannot be and hands it back.
+    pub(crate) fn queue_add(&mut self, entity: Entity, value: T) -> Result<(), (AddErrorKind, T)> {
+        if self.pending_adds.contains(entity) {
+            return Err((AddErrorKind::AlreadyQueued, value));
+        }
+        if self.set.contains(entity) && !self.pending_removes.contains(entity) {
+            return Err((AddErrorKind::AlreadyPresent, value));
+        }
+        self.pending_adds.insert(entity, value);
+        Ok(())
+    }
+
+    /// Queues the removal of `entity`'s value at the next sync point.
+    pub(crate) fn queue_remove(&mut self, entity: Entity) {
+        self.pending_removes.insert(entity, ());
+    }
+
+    /// Applies the queued removals, in the order queued. Each value is
+    /// dropped only after the storage is consistent again, and each removal
+    /// leaves the queue before its value is dropped: if that `Drop` panics,
+    /// the removals not applied yet stay queued.
+    pub(crate) fn apply_removals(&mut self) {
+        if !self.ready_pending_removes() {
+            return;
+        }
+        while let Some(entity) = self.pop_pending_remove() {
+            drop(self.remove(entity));
+        }
+    }
+
+    /// Applies the queued additions, in the order queued. An entity that
+    /// gained the component after the add was queued has it replaced; if
+    /// the replaced value's `Drop` panics, the additions not applied yet
+    /// stay queued.
+    pub(crate) fn apply_additions(&mut self) {
+        if !self.ready_pending_adds() {
+            return;
+        }
+        while let Some((entity, value)) = self.pending_adds.pop() {
+            drop(self.set.insert(entity, value));
+        }
+    }
+
+    /// Detaches everything stored or queued for `entity` (its value and any
+    /// queued add), for the caller to drop once every storage is consistent.
+    #[inline]
+    pub(crate) fn purge(&mut self, entity: Entity) -> (Option<T>, Option<T>) {
+        // The queues are usually empty: skip their lookups then.
+        if !self.pending_removes.dense.is_empty() {
+            self.pending_removes.remove(entity);
+        }
+        let queued = if self.pending_adds.dense.is_empty() {
+            None
+        } else {
+            self.pending_adds.remove(entity)
+        };
+        (self.remove(entity), queued)
+    }
+
+    /// Empties the storage and its queues, returning the values for the caller
+    /// to drop once every storage is consistent.
+    pub(crate) fn take_all(&mut self) -> (Vec<T>, Vec<T>) {
+        self.pending_removes.take();
+        // Every storage of the world is emptied together, so a marked prefix
+        // stays true: it is empty in each of them.
+        self.mark.0.prefix = 0;
+        (self.set.take(), self.pending_adds.take())
+    }
+
+    // ----- keeping in step with the world (see the type docs) -----
+
+    /// `true` if this storage is in step with the allocator whose stamp is
+    /// `stamp`: then every entity it stores or queues is alive there.
+    #[inline]
+    pub(crate) fn is_synced(&self, stamp: SyncStamp) -> bool {
+        self.synced == stamp
+    }
+
+    /// Records that this storage is in step with the allocator whose stamp
+    /// is `stamp`. Only for a world that has just made it so.
+    #[inline]
+    pub(crate) fn set_synced(&mut self, stamp: SyncStamp) {
+        self.synced = stamp;
+    }
+
+    /// The entities stored or queued here that `is_alive` rejects: what
+    /// [`resync`](Self::resync) removes.
+    pub(crate) fn dead_entries(&self, is_alive: impl Fn(Entity) -> bool) -> Vec<Entity> {
+        self.all_entries()
+            .map(|(_, entity)| entity)
+            .filter(|&entity| !is_alive(entity))
+            .collect()
+    }
+
+    /// Brings the storage in step with an allocator: removes every value,
+    /// queued add and queued removal of the entities in `dead` (found by
+    /// [`dead_entries`](Self::dead_entries)), then records `stamp`. Returns
+    /// the removed values, for the caller to drop once everything is
+    /// consistent. A grouped entity removed this way makes the group wait
+    /// for a rebuild, as any removal straight from a storage does.
+    #[cold]
+    pub(crate) fn resync(&mut self, dead: &[Entity], stamp: SyncStamp) -> Vec<T> {
+        let mut removed = Vec::new();
+        for &entity in dead {
+            self.pending_removes.remove(entity);
+            removed.extend(self.pending_adds.remove(entity));
+            removed.extend(self.remove(entity));
+        }
+        self.synced = stamp;
+        removed
+    }
+
+    /// The dense slots whose entity `is_alive` accepts, in order: the
+    /// storage as a world sees it before it has brought it in step.
+    pub(crate) fn live_slots<'a>(
+        &'a self,
+        is_alive: impl Fn(Entity) -> bool + 'a,
+    ) -> impl Iterator<Item = usize> + 'a {
+        self.set
+            .dense
+            .iter()
+            .enumerate()
+            .filter(move |&(_, &entity)| is_alive(entity))
+            .map(|(slot, _)| slot)
+    }
+
+    // ----- the mark of another layer (see `mark`) -----
+
+    /// The mark on this storage's first slots.
+    #[inline]
+    pub(crate) fn mark(&self) -> Mark {
+        self.mark.0
+    }
+
+    /// Sets the mark on this storage's first slots.
+    #[inline]
+    pub(crate) fn set_mark(&mut self, mark: Mark) {
+        self.mark.0 = mark;
+    }
+
+    /// Sets how many first slots the mark covers.
+    #[inline]
+    pub(crate) fn set_mark_prefix(&mut self, prefix: usize) {
+        self.mark.0.prefix = prefix as u32;
+    }
+
+    /// Swaps the values (and entities) in dense slots `a` and `b`.
+    #[inline]
+    pub(crate) fn swap_slots(&mut self, a: usize, b: usize) {
+        self.set.swap(a, b);
+    }
+
+    // ----- the sync point: queues applied one entry at a time -----
+
+    /// Readies the queued removals to be taken out in the order they were
+    /// queued by [`pop_pending_remove`](Self::pop_pending_remove). Returns
+    /// `false`, doing nothing, when none is queued.
+    #[inline]
+    pub(crate) fn ready_pending_removes(&mut self) -> bool {
+        if self.pending_removes.dense.is_empty() {
+            return false;
+        }
+        self.pending_removes.reverse();
+        true
+    }
+
+    /// Takes the next queued removal out of the queue (the first queued,
+    /// after [`ready_pending_removes`](Self::ready_pending_removes)). The
+    /// queue stays consistent, holding the removals not taken yet.
+    #[inline]
+    pub(crate) fn pop_pending_remove(&mut self) -> Option<Entity> {
+        self.pending_removes.pop().map(|(entity, ())| entity)
+    }
+
+    /// Readies the queued additions to be taken out in the order they were
+    /// queued by [`pop_pending_add`](Self::pop_pending_add). Returns
+    /// `false`, doing nothing, when none is queued.
+    #[inline]
+    pub(crate) fn ready_pending_adds(&mut self) -> bool {
+        if self.pending_adds.dense.is_empty() {
+            return false;
+        }
+        self.pending_adds.reverse();
+        true
+    }
+
+    /// Takes the next queued addition out of the queue; see
+    /// [`pop_pending_remove`](Self::pop_pending_remove).
+    #[inline]
+    pub(crate) fn pop_pending_add(&mut self) -> Option<(Entity, T)> {
+        self.pending_adds.pop()
+    }
+}
+
+/// Prints the stored values as a map from entity to value, plus the number of
+/// queued changes.
+impl<T: fmt::Debug> fmt::Debug for SparseMap<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()?;
+        let (adds, removes) = (
+            self.pending_adds.dense.len(),
+            self.pending_removes.dense.len(),
+        );
+        if adds + removes > 0 {
+            write!(f, " (queued: {adds} adds, {removes} removes)")?;
+        }
+        Ok(())
+    }
+}
+
+impl<'a, T> IntoIterator for &'a SparseMap<T> {
+    type Item = (Entity, &'a T);
+    type IntoIter = Iter<'a, T>;
+
+    fn into_iter(self) -> Iter<'a, T> {
+        self.iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a mut SparseMap<T> {
+    type Item = (Entity, &'a mut T);
+    type IntoIter = IterMut<'a, T>;
+
+    fn into_iter(self) -> IterMut<'a, T> {
+        self.iter_mut()
+    }
+}

@@ -1,0 +1,243 @@
+//! The sparse-set core that a storage and each of its queues are made of.
+
+use alloc::vec::Vec;
+
+use super::pages::{Pages, EMPTY};
+use crate::Entity;
+
+/// The sparse-set core shared by a storage and its pending queues.
+///
+/// Invariant, for every slot `i < dense.len()`:
+/// `sparse[dense[i].index] == i`, `dense.len() == data.len()`, and every
+/// sparse entry that is not [`EMPTY`] points at a slot holding an entity of
+/// that index. Hence `dense[sparse[e.index]] == e` exactly when `e` is stored.
+#[derive(Clone)]
+pub(super) struct SparseSet<T> {
+    pub(super) sparse: Pages,
+    pub(super) dense: Vec<Entity>,
+    pub(super) data: Vec<T>,
+}
+
+impl<T> SparseSet<T> {
+    pub(super) const fn new() -> Self {
+        SparseSet {
+            sparse: Pages::new(),
+            dense: Vec::new(),
+            data: Vec::new(),
+        }
+    }
+
+    pub(super) fn with_capacity(capacity: usize) -> Self {
+        SparseSet {
+            sparse: {
+                let mut pages = Pages::new();
+                pages.reserve(capacity);
+                pages
+            },
+            dense: Vec::with_capacity(capacity),
+            data: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// The dense slot of `entity`, if stored (generation checked).
+    #[inline]
+    pub(super) fn index_of(&self, entity: Entity) -> Option<usize> {
+        let slot = self.sparse.get(entity.index()) as usize;
+        match self.dense.get(slot) {
+            Some(&stored) if stored == entity => Some(slot),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub(super) fn contains(&self, entity: Entity) -> bool {
+        self.index_of(entity).is_some()
+    }
+
+    #[inline]
+    pub(super) fn get(&self, entity: Entity) -> Option<&T> {
+        self.index_of(entity).map(|slot| &self.data[slot])
+    }
+
+    #[inline]
+    pub(super) fn get_mut(&mut self, entity: Entity) -> Option<&mut T> {
+        self.index_of(entity).map(|slot| &mut self.data[slot])
+    }
+
+    /// Stores `value` for `entity`, returning the value it replaces.
+    ///
+    /// The caller guarantees no *other* generation of `entity`'s index is
+    /// stored: a world removes every component before an index is reused,
+    /// and brings a storage in step before it adds to it (see "Storages
+    /// moved between worlds" on [`SparseMap`]).
+    #[inline]
+    pub(super) fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
+        match self.insert_new(entity, value) {
+            Ok(()) => None,
+            Err((slot, value)) => Some(core::mem::replace(&mut self.data[slot], value)),
+        }
+    }
+
+    /// Stores `value` for `entity` if it has none; otherwise hands it back
+    /// with the slot of the value already stored. One sparse lookup. The
+    /// caller guarantees what [`insert`](Self::insert) says.
+    #[inline]
+    pub(super) fn insert_new(&mut self, entity: Entity, value: T) -> Result<(), (usize, T)> {
+        let len = self.dense.len();
+        match self.sparse.entry_mut(entity.index()) {
+            Some(entry) => {
+                let slot = *entry as usize;
+                if self.dense.get(slot) == Some(&entity) {
+                    return Err((slot, value));
+                }
+                debug_assert_eq!(
+                    *entry,
+                    EMPTY,
+                    "index {} is stored under another generation",
+                    entity.index()
+                );
+                Self::push(&mut self.dense, &mut self.data, entity, value);
+                *entry = len as u32;
+            }
+            None => {
+                Self::push(&mut self.dense, &mut self.data, entity, value);
+                self.sparse.set_in_new_page(entity.index(), len as u32);
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends a slot.
+    #[inline]
+    pub(super) fn push(dense: &mut Vec<Entity>, data: &mut Vec<T>, entity: Entity, value: T) {
+        if dense.len() == dense.capacity() {
+            Self::grow(dense, data);
+        }
+        dense.push(entity);
+        data.push(value);
+    }
+
+    /// Makes room for one more slot. A storage's first slot is allocated
+    /// alone, so a storage with one value holds one dense entry.
+    #[cold]
+    pub(super) fn grow(dense: &mut Vec<Entity>, data: &mut Vec<T>) {
+        assert!(
+            dense.len() < EMPTY as usize,
+            "a storage holds at most u32::MAX - 1 values"
+        );
+        if dense.capacity() == 0 {
+            dense.reserve_exact(1);
+            data.reserve_exact(1);
+        } else {
+            dense.reserve(1);
+            data.reserve(1);
+        }
+    }
+
+    /// Removes `entity`'s value by swap-remove: the last slot moves into the
+    /// hole. The storage is consistent before the value is returned, so a
+    /// panicking `Drop` of the value cannot leave it half-updated.
+    #[inline]
+    pub(super) fn remove(&mut self, entity: Entity) -> Option<T> {
+        self.remove_with_slot(entity).map(|(_, value)| value)
+    }
+
+    /// Like [`remove`](Self::remove), also saying which dense slot the
+    /// value was in. Two sparse lookups: the entity's and the moved one's.
+    #[inline]
+    pub(super) fn remove_with_slot(&mut self, entity: Entity) -> Option<(usize, T)> {
+        self.remove_if(entity, || true)
+    }
+
+    /// Like [`remove_with_slot`](Self::remove_with_slot), if `keep` (asked
+    /// once `entity` is found) says to.
+    #[inline]
+    pub(super) fn remove_if(
+        &mut self,
+        entity: Entity,
+        keep: impl FnOnce() -> bool,
+    ) -> Option<(usize, T)> {
+        let entry = self.sparse.entry_mut(entity.index())?;
+        let slot = *entry as usize;
+        if self.dense.get(slot) != Some(&entity) || !keep() {
+            return None;
+        }
+        *entry = EMPTY;
+        let last = self.dense.len() - 1;
+        if slot != last {
+            let moved = self.dense[last];
+            if let Some(entry) = self.sparse.entry_mut(moved.index()) {
+                *entry = slot as u32;
+            }
+        }
+        self.dense.swap_remove(slot);
+        Some((slot, self.data.swap_remove(slot)))
+    }
+
+    /// Swaps the entities (and values) in dense slots `a` and `b`, keeping
+    /// the sparse index in step. Both slots must exist.
+    #[inline]
+    pub(super) fn swap(&mut self, a: usize, b: usize) {
+        if a == b {
+            return;
+        }
+        self.dense.swap(a, b);
+        self.data.swap(a, b);
+        self.sparse.set(self.dense[a].index(), a as u32);
+        self.sparse.set(self.dense[b].index(), b as u32);
+    }
+
+    /// Reverses the dense order and re-indexes every slot, so that
+    /// [`pop`](Self::pop) takes the entries out in the order they were
+    /// stored. The set is consistent before and after.
+    pub(super) fn reverse(&mut self) {
+        if self.dense.len() > 1 {
+            self.dense.reverse();
+            self.data.reverse();
+            self.sparse.set_run(&self.dense, 0);
+        }
+    }
+
+    /// Takes the entry in the last dense slot out. Nothing else moves, so the
+    /// set stays consistent: a queue applied by popping its entries one at a
+    /// time keeps the ones not popped yet, whatever happens in between.
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<(Entity, T)> {
+        let (entity, value) = self.dense.pop().zip(self.data.pop())?;
+        self.sparse.clear(entity.index());
+        Some((entity, value))
+    }
+
+    /// Empties the set and returns the values, for the caller to drop once
+    /// every other storage is consistent too.
+    pub(super) fn take(&mut self) -> Vec<T> {
+        for &entity in &self.dense {
+            self.sparse.clear(entity.index());
+        }
+        self.dense.clear();
+        core::mem::take(&mut self.data)
+    }
+
+    /// Checks the invariant above, saying what breaks it.
+    pub(super) fn check_invariants(&self, what: &str) -> Result<(), alloc::string::String> {
+        use alloc::format;
+        if self.dense.len() != self.data.len() {
+            return Err(format!("{what}: dense and data lengths differ"));
+        }
+        for (slot, &entity) in self.dense.iter().enumerate() {
+            if self.sparse.get(entity.index()) as usize != slot {
+                return Err(format!(
+                    "{what}: sparse[{entity:?}] does not point at its dense slot {slot}"
+                ));
+            }
+        }
+        let mut set_entries = 0;
+        for page in &self.sparse.arena {
+            set_entries += page.iter().filter(|&&slot| slot != EMPTY).count();
+        }
+        if set_entries != self.dense.len() {
+            return Err(format!("{what}: sparse entries that point nowhere"));
+        }
+        Ok(())
+    }
+}
