@@ -9,42 +9,11 @@ use alloc::vec::Vec;
 use core::any::type_name;
 use core::fmt;
 
+use crate::deferred::{add_now, remove_now, OnPresent};
 use crate::entity::RESERVATION_LIMIT;
-use crate::world::{Bundle, Contains};
-use crate::{Entity, World};
-
-/// One component's queued adds and removes in a [`Commands`] buffer. Part of
-/// the struct `world!` generates; not used directly.
-#[doc(hidden)]
-pub struct Queue<T> {
-    adds: VecDeque<(Entity, T)>,
-    removes: VecDeque<Entity>,
-}
-
-impl<T> Default for Queue<T> {
-    fn default() -> Self {
-        Queue {
-            adds: VecDeque::new(),
-            removes: VecDeque::new(),
-        }
-    }
-}
-
-impl<T> fmt::Debug for Queue<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Queue")
-            .field("adds", &self.adds.len())
-            .field("removes", &self.removes.len())
-            .finish()
-    }
-}
-
-impl<T> Queue<T> {
-    #[inline]
-    pub(crate) fn push_add(&mut self, entity: Entity, value: T) {
-        self.adds.push_back((entity, value));
-    }
-}
+use crate::seal::TOKEN;
+use crate::world::storages::{ColumnOf, EachStorage, Storages};
+use crate::{Bundle, Component, Contains, Entity, World};
 
 // Applying takes each command out of its queue, and out of `len`, before
 // acting on it, and acts on the world before anything is dropped; a
@@ -52,26 +21,50 @@ impl<T> Queue<T> {
 // component's `Drop` panics, every command not taken yet is still queued, in
 // order, and the buffer's `progress` holds the report so far.
 
+/// Applies a buffer's queued removals, then its queued additions, storage by
+/// storage in declaration order, each queue in the order queued.
+pub(crate) fn apply_queues<W: World>(world: &mut W, commands: &mut Commands<W>) {
+    struct ApplyQueues<'a, W: World> {
+        commands: &'a mut Commands<W>,
+        additions: bool,
+    }
+    impl<W: World> EachStorage<W> for ApplyQueues<'_, W> {
+        type Out<C> = ();
+        fn visit<C: Component<W>>(&mut self, world: &mut W) {
+            if self.additions {
+                apply_additions::<W, C>(world, self.commands);
+            } else {
+                apply_removals::<W, C>(world, self.commands);
+            }
+        }
+    }
+    world.each(&mut ApplyQueues {
+        commands: &mut *commands,
+        additions: false,
+    });
+    world.each(&mut ApplyQueues {
+        commands,
+        additions: true,
+    });
+}
+
 /// Applies the removals queued for `C` in a command buffer, in the order
 /// queued.
-pub(crate) fn apply_removals<W: Contains<C>, C>(world: &mut W, commands: &mut Commands<W>) {
+fn apply_removals<W: Contains<C>, C: Component<W>>(world: &mut W, commands: &mut Commands<W>) {
     let Commands {
         queues,
         progress,
         len,
         ..
     } = commands;
-    let queue = W::__queue(queues);
+    let queue = C::queue(queues);
     while let Some(entity) = queue.removes.pop_front() {
         *len -= 1;
         match progress
             .resolve(entity)
             .filter(|&real| world.is_alive(real))
         {
-            Some(real) => {
-                world.__groups_leaving::<(C,)>(real);
-                drop(world.sparse_map_mut().remove(real));
-            }
+            Some(real) => drop(remove_now::<W, C>(world, real)),
             None => progress.reject(
                 entity,
                 CommandKind::Remove,
@@ -84,25 +77,22 @@ pub(crate) fn apply_removals<W: Contains<C>, C>(world: &mut W, commands: &mut Co
 
 /// Applies the additions queued for `C` in a command buffer, in the order
 /// queued.
-pub(crate) fn apply_additions<W: Contains<C>, C>(world: &mut W, commands: &mut Commands<W>) {
+fn apply_additions<W: Contains<C>, C: Component<W>>(world: &mut W, commands: &mut Commands<W>) {
     let Commands {
         queues,
         progress,
         len,
         ..
     } = commands;
-    let queue = W::__queue(queues);
+    let queue = C::queue(queues);
     while let Some((entity, value)) = queue.adds.pop_front() {
         *len -= 1;
         let (value, reason) = match progress
             .resolve(entity)
             .filter(|&real| world.is_alive(real))
         {
-            Some(real) => match world.sparse_map_mut().insert_new(real, value) {
-                Ok(()) => {
-                    world.__groups_entered::<(C,)>(real);
-                    continue;
-                }
+            Some(real) => match add_now::<W, C>(world, real, value, OnPresent::Reject) {
+                Ok(_) => continue,
                 Err(value) => (value, RejectReason::AlreadyPresent),
             },
             None => (value, RejectReason::DeadEntity),
@@ -256,7 +246,7 @@ pub fn advance_reservations_for_tests(n: u64) {
 /// assert_eq!(world.entity_count(), 2);
 /// ```
 pub struct Commands<W: World> {
-    pub(crate) queues: W::__Queues,
+    pub(crate) queues: <W as Storages>::Queues,
     pub(crate) despawns: VecDeque<Entity>,
     /// Reserved handles handed out since the last completed apply, by
     /// ordinal; those from `progress.made.len()` on are spawns still queued.
@@ -287,7 +277,7 @@ impl<W: World> Commands<W> {
     /// ```
     pub fn new() -> Self {
         Commands {
-            queues: W::__Queues::default(),
+            queues: <W as Storages>::Queues::default(),
             despawns: VecDeque::new(),
             reserved: 0,
             progress: ApplyReport::new(),
@@ -359,7 +349,7 @@ impl<W: World> Commands<W> {
     where
         W: Contains<C>,
     {
-        W::__queue(&mut self.queues).push_add(entity, component);
+        <W as ColumnOf<C>>::queue(&mut self.queues).push_add(entity, component);
         self.len += 1;
     }
 
@@ -381,7 +371,9 @@ impl<W: World> Commands<W> {
     where
         W: Contains<C>,
     {
-        W::__queue(&mut self.queues).removes.push_back(entity);
+        <W as ColumnOf<C>>::queue(&mut self.queues)
+            .removes
+            .push_back(entity);
         self.len += 1;
     }
 
@@ -462,8 +454,8 @@ impl<W: World> Commands<W> {
     pub fn spawn_with<B: Bundle<W>>(&mut self, bundle: B) -> Entity {
         let entity = self.spawn();
         let before = self.len;
-        bundle.__queue_into(&mut self.queues, entity);
-        self.len = before + B::__LEN;
+        bundle.queue_into(&mut self.queues, entity, TOKEN);
+        self.len = before + B::LEN;
         entity
     }
 

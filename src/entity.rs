@@ -384,13 +384,6 @@ impl EntityAllocator {
         }
     }
 
-    /// An allocator with room for `capacity` entities before it reallocates.
-    pub(crate) fn with_capacity(capacity: usize) -> Self {
-        let mut allocator = Self::new();
-        allocator.slots.reserve(capacity);
-        allocator
-    }
-
     /// What a storage in step with this allocator is stamped with.
     #[inline]
     pub(crate) fn stamp(&self) -> SyncStamp {

@@ -82,25 +82,31 @@
 #![doc = include_str!("../docs/guide.md")]
 /* How does `world!` work?
 
-   `world!` (src/macros.rs) only parses. It emits the struct, with one
-   `pub SparseMap<C>` field per component, and a handful of trait impls whose
-   bodies are one-line forwards to those fields:
+   `world!` (src/macros/) only parses, then hands the field list to one
+   helper macro per job: the struct, the `Storages` plumbing, one
+   `Component` impl per component, the serde impls. It emits the struct, with
+   one `pub SparseMap<C>` field per component, and trait impls whose bodies
+   are one-line forwards to those fields:
 
-   * `Component<W>` for each component `C`: `INDEX` (the field's position,
-     used to reject duplicates at compile time) and access to the field.
-     `W: Contains<C>` follows from it by one blanket impl. (The impls sit on
-     the component side so that rustc never guesses `C` from a world's only
-     impl: see the `Component` docs.)
-   * `World`: the allocator, plus hidden hooks that touch every field
-     (detach one entity's components, apply queued removals/additions, take
-     everything for `clear`, check invariants) and one that runs an owning
-     group's upkeep (src/group.rs) for each `group (…);` line.
+   * `Component<W>` and `Column<W>` for each component `C`: `INDEX` (the
+     field's position, used to reject duplicates at compile time), access to
+     the field, and where the field is in the world's split borrow and in a
+     command buffer. `W: Contains<C>` follows from them by blanket impls.
+     (The impls sit on the component side so that rustc never guesses `C`
+     from a world's only impl: see the `Component` docs.)
+   * `Storages` (src/world/storages.rs): the allocator, the split borrow,
+     and one visitor over every storage and one over every owning group. It
+     is sealed: the macro reaches it as `$crate::__private::Storages`.
+   * `World`: two constants. Every user-facing method is a provided method
+     of `World` (src/world/mod.rs), generic code over `Storages`; everything
+     that touches every field (despawn, clear, the sync point, applying a
+     `Commands` buffer, group upkeep, invariant checks) is a small visitor
+     in the module of its mechanism. A new feature adds a visitor, not a
+     method to `World`.
 
-   Every user-facing method is a provided method of `World` (src/world.rs),
-   generic over `C` with the bound `Self: Contains<C>`: ordinary Rust that is
-   type-checked once, documented once and tested here. The bound is what
-   makes a missing component a compile error, and `Component`/`Contains`
-   carry the `#[diagnostic::on_unimplemented]` message.
+   The bound `Self: Contains<C>` on those methods is what makes a missing
+   component a compile error, and `Component`/`Contains` carry the
+   `#[diagnostic::on_unimplemented]` message.
 
    Generated code spells every path `$crate::__private::…` or `$crate::…`, so
    a user crate needs neither `paste` nor `static_assertions`, and nothing it
@@ -115,14 +121,18 @@ extern crate alloc;
 extern crate std;
 
 pub mod commands;
+mod component;
+mod deferred;
 pub mod entity;
 pub mod error;
 #[cfg(feature = "example_generated")]
 pub mod example_generated;
 pub mod group;
+mod indices;
 mod macros;
 pub mod query;
 pub mod schedule;
+mod seal;
 #[cfg(feature = "serde")]
 mod serde_impls;
 pub mod sparse_map;
@@ -130,13 +140,14 @@ mod unique;
 mod world;
 
 pub use crate::commands::{ApplyReport, Commands};
+pub use crate::component::{Bundle, Component, Contains};
 pub use crate::entity::{Entity, EntityAllocator};
 pub use crate::error::{AddError, AddErrorKind, SpawnError};
 pub use crate::group::Group;
 pub use crate::query::{join, Join, Query, QueryIter, QueryMut, With, Without};
 pub use crate::schedule::Schedule;
 pub use crate::sparse_map::SparseMap;
-pub use crate::world::{Bundle, Component, Contains, World};
+pub use crate::world::World;
 
 /// Everything a game needs in scope: `use typed_ecs::prelude::*;`.
 ///
@@ -158,134 +169,21 @@ pub mod prelude {
     };
 }
 
-/// What `world!` expansions use. Not public API: no stability promises.
-#[doc(hidden)]
+/// What `world!` expansions use: re-exports only. Not public API: no
+/// stability promises.
+#[doc(hidden)] // The macro's door: generated code must name these paths.
 pub mod __private {
     pub use ::core;
     pub use ::paste::paste;
     pub use ::static_assertions;
-
-    use alloc::vec::Vec;
-
-    use crate::{Entity, EntityAllocator, SparseMap};
-
-    /// One storage's part of a despawned entity: its value and queued add.
-    pub type Purged<T> = (Option<T>, Option<T>);
-
-    /// One storage's part of a cleared world: its values and queued adds.
-    pub type Taken<T> = (Vec<T>, Vec<T>);
-
-    /// The position of `field` in `fields`: a component's `INDEX`. Evaluated
-    /// at compile time; `field` is always present.
-    pub const fn field_index(fields: &[&str], field: &str) -> usize {
-        let mut i = 0;
-        while i < fields.len() {
-            if str_eq(fields[i], field) {
-                return i;
-            }
-            i += 1;
-        }
-        panic!("world!: a field is missing from its own field list")
-    }
-
-    const fn str_eq(a: &str, b: &str) -> bool {
-        let (a, b) = (a.as_bytes(), b.as_bytes());
-        if a.len() != b.len() {
-            return false;
-        }
-        let mut i = 0;
-        while i < a.len() {
-            if a[i] != b[i] {
-                return false;
-            }
-            i += 1;
-        }
-        true
-    }
-
-    /// Detaches `entity`'s value and queued add, to be dropped later, and
-    /// stamps `map` with what `entities` will be once `entity` is freed.
-    #[inline]
-    pub fn purge<T>(
-        entities: &EntityAllocator,
-        map: &mut SparseMap<T>,
-        entity: Entity,
-    ) -> Purged<T> {
-        let purged = map.purge(entity);
-        // A storage in step stays in step; one that is not stays behind, to
-        // be brought in step when the world next uses it.
-        if map.is_synced(entities.stamp()) {
-            map.set_synced(entities.next_stamp());
-        }
-        purged
-    }
-
-    /// `true` if `map` is not in step with `entities`.
-    #[inline]
-    pub fn stale<T>(entities: &EntityAllocator, map: &SparseMap<T>) -> bool {
-        !map.is_synced(entities.stamp())
-    }
-
-    /// Brings `map` in step with `entities` (see `SparseMap`, "Storages
-    /// moved between worlds"): one comparison when it already is.
-    #[inline]
-    pub fn sync<T>(entities: &EntityAllocator, map: &mut SparseMap<T>) {
-        if !map.is_synced(entities.stamp()) {
-            let dead = map.dead_entries(|entity| entities.is_alive(entity));
-            drop(map.resync(&dead, entities.stamp()));
-        }
-    }
-
-    /// An empty storage in step with `entities`, with room for `capacity` values.
-    #[inline]
-    pub fn new_storage<T>(entities: &EntityAllocator, capacity: usize) -> SparseMap<T> {
-        let mut map = if capacity == 0 {
-            SparseMap::new()
-        } else {
-            SparseMap::with_capacity(capacity)
-        };
-        map.set_synced(entities.stamp());
-        map
-    }
-
-    /// Applies the queued removals of `C`, keeping groups packed.
-    #[inline]
-    pub fn apply_removals<W: crate::Contains<C>, C>(world: &mut W) {
-        crate::world::apply_removals::<W, C>(world);
-    }
-
-    /// Applies the queued additions of `C`, keeping groups packed.
-    #[inline]
-    pub fn apply_additions<W: crate::Contains<C>, C>(world: &mut W) {
-        crate::world::apply_additions::<W, C>(world);
-    }
-
-    pub use crate::group::{hook as group_hook, Hook as GroupHook};
-    pub use crate::world::{all_distinct, check_storage};
-
-    /// A new allocator, for `W::new()`.
-    #[inline]
-    pub fn new_allocator() -> crate::EntityAllocator {
-        crate::EntityAllocator::new()
-    }
-
-    /// A new allocator with room for `capacity` entities, for `W::with_capacity`.
-    #[inline]
-    pub fn allocator_with_capacity(capacity: usize) -> crate::EntityAllocator {
-        crate::EntityAllocator::with_capacity(capacity)
-    }
-
-    /// Takes one storage out of a world's split borrow. Each component's part
-    /// is taken at most once per query: queries naming a component twice are
-    /// rejected at compile time.
-    #[inline]
-    pub fn take_part<'a, T>(part: &mut Option<&'a mut SparseMap<T>>) -> &'a mut SparseMap<T> {
-        part.take()
-            .expect("typed_ecs: a query took one storage twice, which the compile-time check should prevent")
-    }
-
-    pub use crate::commands::Queue;
     pub use alloc::string::String;
+
+    pub use crate::deferred::Queue;
+    pub use crate::indices::{all_distinct, field_index};
+    pub use crate::world::storages::{
+        new_allocator, new_storage, refresh_groups, take_part, Column, EachGroup, EachGroupRef,
+        EachStorage, EachStorageRef, Storages,
+    };
 
     #[cfg(feature = "serde")]
     pub use crate::serde_impls::{
@@ -294,33 +192,6 @@ pub mod __private {
     };
     #[cfg(feature = "serde")]
     pub use ::serde;
-
-    /// Applies the removals a command buffer queued for `C`.
-    #[inline]
-    pub fn apply_command_removals<W: crate::Contains<C>, C>(
-        world: &mut W,
-        commands: &mut crate::Commands<W>,
-    ) {
-        crate::commands::apply_removals::<W, C>(world, commands);
-    }
-
-    /// Applies the additions a command buffer queued for `C`.
-    #[inline]
-    pub fn apply_command_additions<W: crate::Contains<C>, C>(
-        world: &mut W,
-        commands: &mut crate::Commands<W>,
-    ) {
-        crate::commands::apply_additions::<W, C>(world, commands);
-    }
-
-    /// Empties `map` and its queues, returning the values to be dropped
-    /// later, and stamps it with what `entities` will be once cleared.
-    #[inline]
-    pub fn take_all<T>(entities: &EntityAllocator, map: &mut SparseMap<T>) -> Taken<T> {
-        let taken = map.take_all();
-        map.set_synced(entities.next_stamp());
-        taken
-    }
 }
 
 /// The README's examples, run as doc tests so they cannot rot.

@@ -48,9 +48,11 @@ use core::marker::PhantomData;
 use core::slice;
 
 use crate::group::{GroupMark, GroupProbe};
+use crate::indices::{all_distinct, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
 use crate::sparse_map::{IterMut, ViewMut};
-use crate::world::{all_distinct, sync, Contains};
-use crate::{Entity, EntityAllocator, SparseMap, World};
+use crate::world::storages::{ColumnOf, Storages};
+use crate::world::sync;
+use crate::{Contains, Entity, EntityAllocator, SparseMap, World};
 
 mod dense;
 #[cfg(feature = "rayon")]
@@ -1098,7 +1100,7 @@ pub trait QueryTerm<'w, W: World + 'w> {
 
     /// Takes the element's storage out of the world's parts.
     #[doc(hidden)]
-    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch;
+    fn __fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch;
 
     /// Brings the element's storage in step with `world`'s allocator.
     #[doc(hidden)]
@@ -1115,8 +1117,8 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for &'w C {
     const REQUIRED: bool = true;
 
     #[inline]
-    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
-        W::__take(parts)
+    fn __fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
+        <W as ColumnOf<C>>::take(parts)
     }
 
     #[inline]
@@ -1126,7 +1128,7 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for &'w C {
 
     #[inline]
     fn __in_step(world: &W) -> bool {
-        world.sparse_map().is_synced(world.__entities().stamp())
+        world.sparse_map().is_synced(world.allocator().stamp())
     }
 }
 
@@ -1136,8 +1138,8 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for &'w mut C {
     const REQUIRED: bool = true;
 
     #[inline]
-    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
-        W::__take(parts).view_mut()
+    fn __fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
+        <W as ColumnOf<C>>::take(parts).view_mut()
     }
 
     #[inline]
@@ -1147,7 +1149,7 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for &'w mut C {
 
     #[inline]
     fn __in_step(world: &W) -> bool {
-        world.sparse_map().is_synced(world.__entities().stamp())
+        world.sparse_map().is_synced(world.allocator().stamp())
     }
 }
 
@@ -1157,8 +1159,8 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Option<&'w C> {
     const REQUIRED: bool = false;
 
     #[inline]
-    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
-        Maybe(W::__take(parts))
+    fn __fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
+        Maybe(<W as ColumnOf<C>>::take(parts))
     }
 
     #[inline]
@@ -1168,7 +1170,7 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Option<&'w C> {
 
     #[inline]
     fn __in_step(world: &W) -> bool {
-        world.sparse_map().is_synced(world.__entities().stamp())
+        world.sparse_map().is_synced(world.allocator().stamp())
     }
 }
 
@@ -1178,8 +1180,8 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Option<&'w mut C>
     const REQUIRED: bool = false;
 
     #[inline]
-    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
-        Maybe(W::__take(parts).view_mut())
+    fn __fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
+        Maybe(<W as ColumnOf<C>>::take(parts).view_mut())
     }
 
     #[inline]
@@ -1189,7 +1191,7 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Option<&'w mut C>
 
     #[inline]
     fn __in_step(world: &W) -> bool {
-        world.sparse_map().is_synced(world.__entities().stamp())
+        world.sparse_map().is_synced(world.allocator().stamp())
     }
 }
 
@@ -1199,8 +1201,8 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for With<C> {
     const REQUIRED: bool = true;
 
     #[inline]
-    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
-        With(W::__take(parts))
+    fn __fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
+        With(<W as ColumnOf<C>>::take(parts))
     }
 
     #[inline]
@@ -1210,7 +1212,7 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for With<C> {
 
     #[inline]
     fn __in_step(world: &W) -> bool {
-        world.sparse_map().is_synced(world.__entities().stamp())
+        world.sparse_map().is_synced(world.allocator().stamp())
     }
 }
 
@@ -1220,8 +1222,8 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Without<C> {
     const REQUIRED: bool = false;
 
     #[inline]
-    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
-        Without(W::__take(parts))
+    fn __fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
+        Without(<W as ColumnOf<C>>::take(parts))
     }
 
     #[inline]
@@ -1231,7 +1233,7 @@ impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for Without<C> {
 
     #[inline]
     fn __in_step(world: &W) -> bool {
-        world.sparse_map().is_synced(world.__entities().stamp())
+        world.sparse_map().is_synced(world.allocator().stamp())
     }
 }
 
@@ -1281,7 +1283,7 @@ pub trait QueryMut<'w, W: World + 'w> {
     /// Takes the storages out of the world's parts, after checking at compile
     /// time that no component appears twice and one is required.
     #[doc(hidden)]
-    fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch;
+    fn __fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch;
 
     /// Brings the storages in step with `world`'s allocator.
     #[doc(hidden)]
@@ -1292,18 +1294,13 @@ pub trait QueryMut<'w, W: World + 'w> {
     fn __in_step(world: &W) -> bool;
 }
 
-const NEEDS_REQUIRED: &str =
-    "a query needs at least one component every result has (`&C`, `&mut C` or \
-     `With<C>`); with only `Option` and `Without` it would visit every entity: iterate \
-     `world.entities()` instead";
-
 macro_rules! impl_query_mut_single {
     ($($term:ty),* $(,)?) => {$(
         impl<'w, W: Contains<C> + 'w, C: 'static> QueryMut<'w, W> for $term {
             type Fetch = <$term as QueryTerm<'w, W>>::Fetch;
 
             #[inline]
-            fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
+            fn __fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
                 const { assert!(<$term as QueryTerm<'w, W>>::REQUIRED, "{}", NEEDS_REQUIRED) };
                 <$term as QueryTerm<'w, W>>::__fetch(parts)
             }
@@ -1485,13 +1482,9 @@ macro_rules! impl_mut_tuples {
             type Fetch = ($($q::Fetch,)+);
 
             #[inline]
-            fn __fetch(parts: &mut W::__Parts<'w>) -> Self::Fetch {
+            fn __fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
                 const {
-                    assert!(
-                        all_distinct(&[$($q::INDEX),+]),
-                        "a mutable query names the same component twice: each component may appear \
-                         once (use `&mut C` alone to both read and write it)"
-                    );
+                    assert!(all_distinct(&[$($q::INDEX),+]), "{}", DUPLICATE_IN_QUERY);
                     assert!($($q::REQUIRED)||+, "{}", NEEDS_REQUIRED);
                 };
                 ($($q::__fetch(parts),)+)

@@ -210,7 +210,6 @@ impl<T: Serialize> Serialize for SparseMap<T> {
 
 /// A world's storage, saved as the world sees it: if it is not in step with
 /// the world's allocator, without the entries of entities that are not alive.
-#[doc(hidden)]
 #[derive(Debug)]
 pub struct LiveStorage<'a, T> {
     entities: &'a EntityAllocator,
@@ -218,7 +217,6 @@ pub struct LiveStorage<'a, T> {
 }
 
 /// `storage` of the world whose allocator is `entities`, ready to be saved.
-#[doc(hidden)]
 pub fn live_storage<'a, T>(
     entities: &'a EntityAllocator,
     storage: &'a SparseMap<T>,
@@ -264,10 +262,9 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for SparseMap<T> {
 
 /// What a `world!` with `#[derive(Serialize, Deserialize)]` implements so
 /// that [`deserialize_world`] can fill it. Generated; not public API.
-#[doc(hidden)]
 pub trait WorldFields: World {
     /// `"entities"`, then every storage's field name, in order.
-    const FIELDS: &'static [&'static str];
+    const SAVED_FIELDS: &'static [&'static str];
     /// One `Option` per field.
     type Partial: Default;
     /// Reads the value of the field named `key` from `map` into `partial`.
@@ -284,7 +281,6 @@ pub trait WorldFields: World {
 }
 
 /// Deserializes a world through its [`WorldFields`] impl.
-#[doc(hidden)]
 pub fn deserialize_world<'de, D: Deserializer<'de>, W: WorldFields>(
     deserializer: D,
 ) -> Result<W, D::Error> {
@@ -294,7 +290,7 @@ pub fn deserialize_world<'de, D: Deserializer<'de>, W: WorldFields>(
         type Value = W;
 
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "a `{}` world with fields {:?}", W::NAME, W::FIELDS)
+            write!(f, "a `{}` world with fields {:?}", W::NAME, W::SAVED_FIELDS)
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<W, A::Error> {
@@ -310,11 +306,10 @@ pub fn deserialize_world<'de, D: Deserializer<'de>, W: WorldFields>(
         }
     }
 
-    deserializer.deserialize_struct(W::NAME, W::FIELDS, WorldVisitor(PhantomData))
+    deserializer.deserialize_struct(W::NAME, W::SAVED_FIELDS, WorldVisitor(PhantomData))
 }
 
 /// Stores the next map value in `slot`, refusing a field given twice.
-#[doc(hidden)]
 pub fn read_once<'de, A: MapAccess<'de>, T: DeserializeOwned>(
     slot: &mut Option<T>,
     name: &'static str,
@@ -328,7 +323,6 @@ pub fn read_once<'de, A: MapAccess<'de>, T: DeserializeOwned>(
 }
 
 /// Reads the next sequence element, which must be there.
-#[doc(hidden)]
 pub fn read_next<'de, A: SeqAccess<'de>, T: DeserializeOwned>(
     seq: &mut A,
     position: usize,
@@ -343,7 +337,6 @@ pub fn read_next<'de, A: SeqAccess<'de>, T: DeserializeOwned>(
 }
 
 /// Takes a field that must have been read.
-#[doc(hidden)]
 pub fn required<T>(slot: Option<T>, name: &str, world: &str) -> Result<T, String> {
     slot.ok_or_else(|| alloc::format!("`{world}` data has no `{name}` field"))
 }
@@ -351,7 +344,6 @@ pub fn required<T>(slot: Option<T>, name: &str, world: &str) -> Result<T, String
 /// A loaded storage of the world whose allocator is `entities`: stamped as
 /// in step with it, so that [`finish_world`]'s check holds it to the rules
 /// of a storage in step (every entity it stores or queues is alive).
-#[doc(hidden)]
 pub fn loaded_storage<T>(entities: &EntityAllocator, mut storage: SparseMap<T>) -> SparseMap<T> {
     storage.set_synced(entities.stamp());
     storage
@@ -359,10 +351,9 @@ pub fn loaded_storage<T>(entities: &EntityAllocator, mut storage: SparseMap<T>) 
 
 /// Checks a loaded world against the world's invariants (see [`World`],
 /// "Invariants") and packs its owning groups.
-#[doc(hidden)]
 pub fn finish_world<W: World>(mut world: W) -> Result<W, String> {
-    crate::world::check_world(&world)?;
+    crate::world::invariants::check_world(&world)?;
     // Loaded storages carry no group marks: pack the groups now.
-    world.__groups_refresh();
+    crate::group::refresh(&mut world);
     Ok(world)
 }

@@ -1,5 +1,7 @@
 //! Iterators over a storage's entity array and value array in step.
 
+#[cfg(doc)]
+use super::SparseMap;
 use crate::Entity;
 
 /// Writes an iterator over a storage's entity array and value array in step.

@@ -5,10 +5,10 @@
 //! each slot). Lookups are two array reads and a generation check; iteration
 //! is a walk over packed arrays; removal is swap-remove.
 //!
-//! One role per file: [`pages`] (the paged index), [`set`] (the sparse set
-//! and its invariant, which the storage and each of its queues are made
-//! of), [`mark`] (what other layers record in a storage), `view`
-//! ([`ViewMut`]) and `iter` (the iterators).
+//! One role per file: `pages` (the paged index), `set` (the sparse set and
+//! its invariant, which the storage and each of its queues are made of),
+//! `mark` (what other layers record in a storage), `view` ([`ViewMut`]) and
+//! `iter` (the iterators).
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -485,6 +485,7 @@ impl<T> SparseMap<T> {
 
     /// Checks the storage's own invariant (see the type docs) for its
     /// values, its queued adds and its queued removals.
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
     pub(crate) fn check(&self) -> Result<(), alloc::string::String> {
         self.set.check_invariants("values")?;
         self.pending_adds.check_invariants("queued adds")?;

@@ -219,6 +219,7 @@ impl<T> SparseSet<T> {
     }
 
     /// Checks the invariant above, saying what breaks it.
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
     pub(super) fn check_invariants(&self, what: &str) -> Result<(), alloc::string::String> {
         use alloc::format;
         if self.dense.len() != self.data.len() {

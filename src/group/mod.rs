@@ -1,0 +1,360 @@
+//! Owning groups: storages that keep the entities they share packed at the
+//! front, in the same order, so that a query over exactly those components
+//! walks slices side by side instead of looking entities up.
+//!
+//! Declare a group in [`world!`](crate::world), after the struct, by listing
+//! its components (2 to 8 of them; each component in at most one group):
+//!
+//! ```
+//! use typed_ecs::prelude::*;
+//!
+//! #[derive(Debug, PartialEq)]
+//! struct Position(f32);
+//! struct Velocity(f32);
+//! struct Name(&'static str);
+//!
+//! world! {
+//!     struct Game<Position, Velocity, Name>;
+//!     group (Position, Velocity);
+//! }
+//!
+//! let mut world = Game::new();
+//! world.spawn_with((Position(0.0), Name("a rock")));
+//! let ball = world.spawn_with((Name("a ball"), Position(0.0), Velocity(2.0)));
+//!
+//! // The group's entities come first in both storages, in the same order…
+//! assert_eq!(world.group_len::<(Position, Velocity)>(), Some(1));
+//! assert_eq!(world.position.entities()[0], ball);
+//! assert_eq!(world.velocity.entities()[0], ball);
+//!
+//! // …so this query zips the two storages' first slots: no lookups.
+//! world
+//!     .query_mut::<(&mut Position, &Velocity)>()
+//!     .for_each(|_, (pos, vel)| pos.0 += vel.0);
+//! assert_eq!(world.get::<Position>(ball), Some(&Position(2.0)));
+//! ```
+//!
+//! # How it works
+//!
+//! A group of storages `(A, B)` keeps a length `n`: the first `n` dense slots
+//! of `A` and of `B` hold exactly the entities that have both, in the same
+//! order (EnTT calls this an *owning group*). Every change made through the
+//! world keeps it so: when an entity gains the last group component it
+//! lacked, it is swapped into slot `n` of every group storage and `n` grows;
+//! before it loses one, it is swapped to slot `n - 1` and `n` shrinks. Both
+//! are O(group size) swaps.
+//!
+//! A query whose required components are exactly a group's (`(&mut A, &B)`,
+//! `(&A, &B)`, `(&mut A, &mut B)`, `(&A, With<B>)`, …) then visits slots
+//! `0..n` of each storage side by side: [`Join::for_each`](crate::Join::for_each),
+//! a `for` loop over [`World::query`] or
+//! [`World::query_mut`], and `par_for_each` (feature
+//! `rayon`, which can then split *every* `&mut` storage). Other queries work
+//! as before; a group only changes the order of its storages, which is never
+//! promised anyway.
+//!
+//! # When a group is rebuilt
+//!
+//! The world only trusts a group whose storages are all in step with its
+//! allocator (see [`SparseMap`](crate::SparseMap), "Storages moved between
+//! worlds") and agree on a *stamp*, unique to one packing of one group in
+//! the program. Things done behind the world's back break one or the
+//! other, and the group is then not used (queries look entities up instead)
+//! until the world's next change to a grouped component, or `query_mut`,
+//! which rebuilds it in one O(n) pass after bringing its storages in step:
+//!
+//! * removing a grouped entity straight from a storage
+//!   ([`SparseMap::remove`](crate::SparseMap::remove) on the public field);
+//! * cloning a world or a storage (a clone is not trusted until it is
+//!   rebuilt), or loading one with the `serde` feature (rebuilt on load);
+//! * putting another storage in a field (`std::mem::swap`, assignment,
+//!   `std::mem::take`), even a storage of another world whose group had
+//!   the same length.
+//!
+//! None of these can make a query return wrong results: they only cost the
+//! rebuild.
+
+//!
+//! # Layout
+//!
+//! This module holds the [`Group`] trait, the reading of a storage's mark as
+//! a group mark, and the entry points the rest of the crate calls (`entered`,
+//! `leaving`, `leaving_all`, `refresh`, `check`: each a visitor over the
+//! world's groups). `upkeep.rs` packs and unpacks one group.
+
+use crate::component::parts::BundleParts;
+use crate::indices::{covers, overlaps};
+use crate::seal::TOKEN;
+use crate::sparse_map::mark::Mark;
+use crate::world::storages::EachGroup;
+#[cfg(any(feature = "testing", feature = "serde"))]
+use crate::world::storages::EachGroupRef;
+use crate::{Entity, World};
+
+mod upkeep;
+
+pub(crate) use upkeep::Packing;
+
+/// A storage's place in an owning group.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct GroupMark {
+    /// The packing this storage belongs to: the group's storages are trusted
+    /// to agree only while they all carry the same stamp. 0: none.
+    pub(crate) stamp: u64,
+    /// The number of grouped entities at the front of the storage.
+    pub(crate) len: u32,
+    /// The number of storages in the group.
+    pub(crate) size: u8,
+    /// This storage's position in the group, `0..size`.
+    pub(crate) member: u8,
+}
+
+impl GroupMark {
+    /// `true` if `self` and `other` are marks of one packing.
+    #[inline]
+    fn agrees_with(self, other: GroupMark) -> bool {
+        self.stamp == other.stamp && self.len == other.len && self.size == other.size
+    }
+
+    /// A storage's [`Mark`], read as a group mark.
+    #[inline]
+    pub(crate) fn of(mark: Mark) -> GroupMark {
+        GroupMark {
+            stamp: mark.tag,
+            len: mark.prefix,
+            size: (mark.info >> 8) as u8,
+            member: mark.info as u8,
+        }
+    }
+
+    /// The [`Mark`] a storage keeps for this group mark.
+    #[inline]
+    fn to_mark(self) -> Mark {
+        Mark {
+            tag: self.stamp,
+            prefix: self.len,
+            info: u16::from(self.size) << 8 | u16::from(self.member),
+        }
+    }
+}
+
+/// What a query learns about owning groups from the storages it requires:
+/// whether they are exactly the storages of one trusted group, and how many
+/// entities that group holds. Not public API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct GroupProbe {
+    stamp: u64,
+    len: u32,
+    /// The shortest storage seen: the group's length must not exceed it.
+    shortest: usize,
+    size: u8,
+    /// The group positions seen so far, one bit each.
+    members: u32,
+    /// Still possible: every element seen is a member of one group.
+    dense: bool,
+    /// The number of required storages seen, and of other elements.
+    required: u32,
+    others: u32,
+}
+
+impl Default for GroupProbe {
+    fn default() -> Self {
+        GroupProbe {
+            stamp: 0,
+            len: 0,
+            shortest: usize::MAX,
+            size: 0,
+            members: 0,
+            dense: true,
+            required: 0,
+            others: 0,
+        }
+    }
+}
+
+impl GroupProbe {
+    /// A required storage of `storage_len` values, with its group mark.
+    #[inline]
+    pub(crate) fn required(&mut self, mark: GroupMark, storage_len: usize) {
+        self.required += 1;
+        self.shortest = self.shortest.min(storage_len);
+        if mark.stamp == 0 {
+            self.dense = false;
+        } else if self.stamp == 0 {
+            self.stamp = mark.stamp;
+            self.len = mark.len;
+            self.size = mark.size;
+            self.members = 1 << mark.member;
+        } else if mark.agrees_with(GroupMark {
+            stamp: self.stamp,
+            len: self.len,
+            size: self.size,
+            member: 0,
+        }) {
+            self.members |= 1 << mark.member;
+        } else {
+            self.dense = false;
+        }
+    }
+
+    /// An element that is not a required storage (`Option`, `Without`).
+    #[inline]
+    pub(crate) fn other(&mut self) {
+        self.others += 1;
+        self.dense = false;
+    }
+
+    /// How many leading slots a dense walk covers: the group's length if
+    /// the elements seen are exactly the storages of one trusted group
+    /// (each at least once, nothing else), or the whole storage if they are
+    /// one required storage alone (a group of one, in effect). Every
+    /// storage seen holds at least that many values.
+    #[inline]
+    pub(crate) fn cover(&self) -> Option<usize> {
+        if self.required == 1 && self.others == 0 {
+            return Some(self.shortest);
+        }
+        let all = (1u32 << self.size) - 1;
+        let len = self.len as usize;
+        (self.dense && self.stamp != 0 && self.members == all && len <= self.shortest)
+            .then_some(len)
+    }
+}
+
+/// An owning group of the world `W`: a tuple of 2 to 8 of its components,
+/// as declared with `group (A, B, …);` in [`world!`](crate::world). See the
+/// [module docs](self).
+///
+/// The only thing to do with it is to name it, in
+/// [`World::group_len`]:
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// world! {
+///     struct Game<Pos, Vel>;
+///     group (Pos, Vel);
+/// }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0.0), Vel(1.0)));
+/// world.spawn_with((Pos(0.0),));
+/// assert_eq!(world.group_len::<(Pos, Vel)>(), Some(1));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a group of components of `{W}`",
+    label = "not a group of `{W}`",
+    note = "a group lists 2 to 8 distinct components of `{W}`, as in `group (Position, Velocity);`"
+)]
+pub trait Group<W: World>: Packing<W> {}
+
+impl<W: World, G: Packing<W>> Group<W> for G {}
+
+// ----- what the rest of the crate calls -----
+
+/// After `entities` gained the components of the bundle `B`: each group
+/// holding one of them takes in those that now have them all.
+#[inline]
+pub(crate) fn entered<W: World, B: BundleParts<W>>(world: &mut W, entities: &[Entity]) {
+    struct Entered<'a, B> {
+        entities: &'a [Entity],
+        bundle: core::marker::PhantomData<fn(B)>,
+    }
+    impl<W: World, B: BundleParts<W>> EachGroup<W> for Entered<'_, B> {
+        #[inline]
+        fn visit<G: Group<W>>(&mut self, world: &mut W) {
+            if const { overlaps(G::INDICES, B::INDICES) } {
+                // A batch that gave every group component to entities
+                // appended after a fully grouped storage extends the group.
+                let appended = self.entities.len() > 1
+                    && const { covers(B::INDICES, G::INDICES) }
+                    && G::append(world, self.entities.len(), TOKEN);
+                if !appended {
+                    for &entity in self.entities {
+                        G::enter(world, entity, TOKEN);
+                    }
+                }
+            }
+        }
+    }
+    world.each_group(&mut Entered::<B> {
+        entities,
+        bundle: core::marker::PhantomData,
+    });
+}
+
+/// Before `entity` loses the components of the bundle `B`: each group
+/// holding one of them lets it out.
+#[inline]
+pub(crate) fn leaving<W: World, B: BundleParts<W>>(world: &mut W, entity: Entity) {
+    struct Leaving<B> {
+        entity: Entity,
+        bundle: core::marker::PhantomData<fn(B)>,
+    }
+    impl<W: World, B: BundleParts<W>> EachGroup<W> for Leaving<B> {
+        #[inline]
+        fn visit<G: Group<W>>(&mut self, world: &mut W) {
+            if const { overlaps(G::INDICES, B::INDICES) } {
+                G::leave(world, self.entity, TOKEN);
+            }
+        }
+    }
+    world.each_group(&mut Leaving::<B> {
+        entity,
+        bundle: core::marker::PhantomData,
+    });
+}
+
+/// Before `entity` loses every component: every group lets it out.
+#[inline]
+pub(crate) fn leaving_all<W: World>(world: &mut W, entity: Entity) {
+    struct LeavingAll(Entity);
+    impl<W: World> EachGroup<W> for LeavingAll {
+        #[inline]
+        fn visit<G: Group<W>>(&mut self, world: &mut W) {
+            G::leave(world, self.0, TOKEN);
+        }
+    }
+    world.each_group(&mut LeavingAll(entity));
+}
+
+/// Rebuilds every group that is not trusted (see the module docs).
+#[inline]
+pub(crate) fn refresh<W: World>(world: &mut W) {
+    struct Refresh;
+    impl<W: World> EachGroup<W> for Refresh {
+        #[inline]
+        fn visit<G: Group<W>>(&mut self, world: &mut W) {
+            if G::len(world).is_none() {
+                G::rebuild(world, TOKEN);
+            }
+        }
+    }
+    world.each_group(&mut Refresh);
+}
+
+/// Checks the invariant of every trusted group (see the `World` docs,
+/// "Invariants").
+#[cfg(any(feature = "testing", feature = "serde"))]
+pub(crate) fn check<W: World>(world: &W) -> Result<(), alloc::string::String> {
+    struct Check(Result<(), alloc::string::String>);
+    impl<W: World> EachGroupRef<W> for Check {
+        fn visit<G: Group<W>>(&mut self, world: &W) {
+            if self.0.is_ok() {
+                self.0 = G::check(world);
+            }
+        }
+    }
+    let mut check = Check(Ok(()));
+    world.each_group_ref(&mut check);
+    check.0
+}
+
+/// The number of entities in the group `G` of `world`, if it is trusted.
+#[inline]
+pub(crate) fn len<W: World, G: Group<W>>(world: &W) -> Option<usize> {
+    G::len(world)
+}

@@ -1,0 +1,130 @@
+//! Sets of storage indices, decided at compile time: every check that one
+//! component appears at most once (in a bundle, a query, a group line, a
+//! system's parameters) is one of these functions in a `const` context, and
+//! every message such a check prints is here too.
+
+/// The position of `field` in `fields`: a component's `INDEX`, for the
+/// macro. `field` is always present.
+pub const fn field_index(fields: &[&str], field: &str) -> usize {
+    let mut i = 0;
+    while i < fields.len() {
+        if str_eq(fields[i], field) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("world!: a field is missing from its own field list")
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `true` when `indices` holds `index`.
+pub(crate) const fn contains(indices: &[usize], index: usize) -> bool {
+    let mut i = 0;
+    while i < indices.len() {
+        if indices[i] == index {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// `true` when no two of `indices` are equal.
+pub const fn all_distinct(indices: &[usize]) -> bool {
+    let mut i = 0;
+    while i < indices.len() {
+        let mut j = i + 1;
+        while j < indices.len() {
+            if indices[i] == indices[j] {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `true` if every element of `b` is in `a`.
+pub(crate) const fn covers(a: &[usize], b: &[usize]) -> bool {
+    let mut i = 0;
+    while i < b.len() {
+        if !contains(a, b[i]) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `true` if `a` and `b` share an element.
+pub(crate) const fn overlaps(a: &[usize], b: &[usize]) -> bool {
+    let mut i = 0;
+    while i < a.len() {
+        if contains(b, a[i]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// A bundle names one component twice.
+pub(crate) const DUPLICATE_IN_BUNDLE: &str =
+    "a bundle holds the same component type twice: give each type once";
+
+/// A mutable query names one component twice.
+pub(crate) const DUPLICATE_IN_QUERY: &str =
+    "a mutable query names the same component twice: each component may appear once \
+     (use `&mut C` alone to both read and write it)";
+
+/// A query has no component every result must have.
+pub(crate) const NEEDS_REQUIRED: &str =
+    "a query needs at least one component every result has (`&C`, `&mut C` or `With<C>`); \
+     with only `Option` and `Without` it would visit every entity: iterate \
+     `world.entities()` instead";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One table of cases per function.
+    #[test]
+    fn index_sets() {
+        for (indices, distinct) in [
+            (&[][..], true),
+            (&[3], true),
+            (&[0, 1, 2, 7], true),
+            (&[0, 1, 0], false),
+            (&[4, 4], false),
+        ] {
+            assert_eq!(all_distinct(indices), distinct, "{indices:?}");
+        }
+        for (a, b, covered, shared) in [
+            (&[0, 1, 2][..], &[2, 0][..], true, true),
+            (&[0, 1], &[1, 3], false, true),
+            (&[0, 1], &[], true, false),
+            (&[], &[5], false, false),
+            (&[7], &[8, 9], false, false),
+        ] {
+            assert_eq!(covers(a, b), covered, "{a:?} covers {b:?}");
+            assert_eq!(overlaps(a, b), shared, "{a:?} overlaps {b:?}");
+        }
+        assert_eq!(field_index(&["pos", "vel", "name"], "vel"), 1);
+        assert!(contains(&[1, 5], 5) && !contains(&[1, 5], 4));
+    }
+}

@@ -1,0 +1,225 @@
+//! Emitting a world from a normalised field list: one helper per job.
+
+/// Emits a world from a normalised field list: the struct, then everything
+/// else in one `const _: () = { … };`. Not public API.
+#[doc(hidden)] // Called by `world!` only.
+#[macro_export]
+macro_rules! __world_declare {
+    (
+        @serde [$($serde:tt)*]
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ }
+        $( group ( $($group:ty),+ ) ; )*
+    ) => {
+        $crate::__world_struct! {
+            $(#[$meta])*
+            $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }
+            $( group ( $($group),+ ) ; )*
+        }
+
+        // The reviewed allow list: a private world may never call `new` or
+        // `with_capacity` (dead_code); every path is spelled in full so
+        // nothing in the user's scope can shadow it (unused_qualifications);
+        // the `__Parts` and `__Queues` helpers have no use for `Debug`
+        // (missing_debug_implementations).
+        #[allow(dead_code, unused_qualifications, missing_debug_implementations)]
+        const _: () = {
+            /// The field names in order: `Component::INDEX` is a position here.
+            const __FIELDS: &[&str] = &[$($crate::__private::core::stringify!($field)),+];
+
+            $crate::__world_storages! { $vis $name { $($field : $ty),+ } $( group ( $($group),+ ) ; )* }
+            $crate::__world_components! { $name { $($field : $ty),+ } }
+            $crate::__world_serde! { [$($serde)*] $name { $($field: $ty),+ } }
+        };
+    };
+}
+
+/// The world struct and its docs. Not public API.
+#[doc(hidden)] // Called by `__world_declare!` only.
+#[macro_export]
+macro_rules! __world_struct {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ }
+        $( group ( $($group:ty),+ ) ; )*
+    ) => {
+        $(#[$meta])*
+        #[doc = $crate::__private::core::concat!(
+            "\n\nA [`typed_ecs`](", "https://docs.rs/typed_ecs", ") world with these components:\n",
+            $("\n- `", $crate::__private::core::stringify!($ty),
+              "` in the field `", $crate::__private::core::stringify!($field), "`",)+
+            $("\n\nOwning group: `(", $crate::__private::core::stringify!($($group),+), ")`",)*
+        )]
+        $vis struct $name {
+            /// Which entities are alive, and their generations.
+            pub entities: $crate::EntityAllocator,
+            $(
+                #[doc = $crate::__private::core::concat!(
+                    "Storage for the `", $crate::__private::core::stringify!($ty), "` component."
+                )]
+                $(#[$field_meta])*
+                pub $field: $crate::SparseMap<$ty>,
+            )+
+        }
+    };
+}
+
+/// The constructors, `Default`, `World` and the sealed `Storages` plumbing:
+/// the split borrow, the command queues, and the visitors over every storage
+/// and every group. Not public API.
+#[doc(hidden)] // Called by `__world_declare!` only.
+#[macro_export]
+macro_rules! __world_storages {
+    (
+        $vis:vis $name:ident { $($field:ident : $ty:ty),+ }
+        $( group ( $($group:ty),+ ) ; )*
+    ) => {
+        impl $name {
+            /// An empty world.
+            #[must_use]
+            #[inline]
+            $vis fn new() -> Self {
+                Self::with_capacity(0)
+            }
+
+            /// An empty world with room for `capacity` entities, and for
+            /// `capacity` values in every component storage.
+            #[must_use]
+            $vis fn with_capacity(capacity: usize) -> Self {
+                let entities = $crate::__private::new_allocator(capacity);
+                let mut world = Self {
+                    $($field: $crate::__private::new_storage(&entities, capacity),)+
+                    entities,
+                };
+                $crate::__private::refresh_groups(&mut world);
+                world
+            }
+        }
+
+        impl $crate::__private::core::default::Default for $name {
+            #[inline]
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        /// The world split into disjoint borrows, one per component.
+        pub struct __Parts<'a> {
+            $($field: $crate::__private::core::option::Option<&'a mut $crate::SparseMap<$ty>>,)+
+        }
+
+        /// One command queue per component.
+        pub struct __Queues {
+            $($field: $crate::__private::Queue<$ty>,)+
+        }
+
+        impl $crate::__private::core::default::Default for __Queues {
+            fn default() -> Self {
+                Self {
+                    $($field: $crate::__private::core::default::Default::default(),)+
+                }
+            }
+        }
+
+        impl $crate::World for $name {
+            const NAME: &'static str = $crate::__private::core::stringify!($name);
+            const COMPONENT_NAMES: &'static [&'static str] =
+                &[$($crate::__private::core::stringify!($ty)),+];
+        }
+
+        impl $crate::__private::Storages for $name {
+            type Parts<'a> = __Parts<'a>;
+            type Queues = __Queues;
+            const FIELDS: &'static [&'static str] = __FIELDS;
+            const GROUPED: &'static [usize] =
+                &[$($(<$group as $crate::Component<$name>>::INDEX,)+)*];
+
+            #[inline]
+            fn allocator(&self) -> &$crate::EntityAllocator {
+                &self.entities
+            }
+            #[inline]
+            fn allocator_mut(&mut self) -> &mut $crate::EntityAllocator {
+                &mut self.entities
+            }
+            #[inline]
+            fn parts(&mut self) -> __Parts<'_> {
+                __Parts {
+                    $($field: $crate::__private::core::option::Option::Some(&mut self.$field),)+
+                }
+            }
+            #[inline]
+            fn each<__V: $crate::__private::EachStorage<Self>>(&mut self, visitor: &mut __V) {
+                let outs = ();
+                $(let outs = (outs, visitor.visit::<$ty>(self));)+
+                visitor.done(self, outs);
+            }
+            #[inline]
+            fn each_ref<__V: $crate::__private::EachStorageRef<Self>>(&self, visitor: &mut __V) {
+                $(visitor.visit::<$ty>(self);)+
+            }
+            #[inline]
+            fn each_group<__V: $crate::__private::EachGroup<Self>>(&mut self, visitor: &mut __V) {
+                $(visitor.visit::<($($group,)+)>(self);)*
+                let _ = visitor;
+            }
+            #[inline]
+            fn each_group_ref<__V: $crate::__private::EachGroupRef<Self>>(&self, visitor: &mut __V) {
+                $(visitor.visit::<($($group,)+)>(self);)*
+                let _ = visitor;
+            }
+        }
+
+        // Each component belongs to at most one owning group.
+        const _: () = $crate::__private::core::assert!(
+            $crate::__private::all_distinct(<$name as $crate::__private::Storages>::GROUPED),
+            "{}",
+            $crate::__private::core::concat!(
+                "a component of `", $crate::__private::core::stringify!($name),
+                "` is listed in two owning groups, or twice in one: each component may belong to at most one group"
+            ),
+        );
+    };
+}
+
+/// One `Component` and one `Column` impl per component: where the world
+/// keeps it. Not public API.
+#[doc(hidden)] // Called by `__world_declare!` only.
+#[macro_export]
+macro_rules! __world_components {
+    ($name:ident { $($field:ident : $ty:ty),+ }) => {
+        $(
+            impl $crate::Component<$name> for $ty {
+                const INDEX: usize =
+                    $crate::__private::field_index(__FIELDS, $crate::__private::core::stringify!($field));
+
+                #[inline]
+                fn storage(world: &$name) -> &$crate::SparseMap<$ty> {
+                    &world.$field
+                }
+                #[inline]
+                fn storage_mut(world: &mut $name) -> &mut $crate::SparseMap<$ty> {
+                    &mut world.$field
+                }
+            }
+
+            impl $crate::__private::Column<$name> for $ty {
+                #[inline]
+                fn take<'a>(parts: &mut __Parts<'a>) -> &'a mut $crate::SparseMap<$ty>
+                where
+                    $name: 'a,
+                {
+                    $crate::__private::take_part(&mut parts.$field)
+                }
+                #[inline]
+                fn queue(queues: &mut __Queues) -> &mut $crate::__private::Queue<$ty> {
+                    &mut queues.$field
+                }
+                #[inline]
+                fn split(world: &mut $name) -> (&$crate::EntityAllocator, &mut $crate::SparseMap<$ty>) {
+                    (&world.entities, &mut world.$field)
+                }
+            }
+        )+
+    };
+}

@@ -1,0 +1,136 @@
+//! `world!`: declares a world struct and wires each component to generic code.
+//!
+//! The public macro only parses the user's syntax (two forms) and hands a
+//! normalised field list on; one hidden helper does each job, every one a
+//! flat repetition over the fields:
+//!
+//! * `attrs.rs`: `__world_attrs!` sorts the struct's attributes (serde
+//!   derives are taken out: the world's serde impls are generated);
+//! * `declare.rs`: `__world_declare!` emits the struct (`__world_struct!`)
+//!   and, in one `const _: () = { … };`, the constructors and the
+//!   `Storages` plumbing (`__world_storages!`), one `Component` impl per
+//!   component (`__world_components!`) and the group checks;
+//! * `serde.rs`: the serde impls, when derived.
+//!
+//! Every behaviour lives in `src/`, in ordinary generic Rust.
+
+mod attrs;
+mod declare;
+mod serde;
+
+/// Declares a world: a struct with an entity allocator and one
+/// [`SparseMap`](crate::SparseMap) field per component, implementing
+/// [`World`](crate::World) and [`Contains<C>`](crate::Contains) for each
+/// component `C`.
+///
+/// Two forms. A list of component types, whose fields are named by the
+/// snake_case of each type name:
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// #[derive(Debug, Clone)]
+/// pub struct Moveable { pub x: f32, pub y: f32 }
+/// #[derive(Debug, Clone)]
+/// pub struct Nameable(pub String);
+/// #[derive(Debug, Clone)]
+/// pub struct Purrable;
+///
+/// world! {
+///     /// Everything that lives in the cat café.
+///     #[derive(Debug, Clone)]
+///     pub struct CatWorld<Moveable, Nameable, Purrable>;
+/// }
+///
+/// let mut world = CatWorld::new();
+/// let kitty = world.spawn_with((Nameable("Kitty".into()), Purrable));
+/// assert_eq!(world.nameable.get(kitty).unwrap().0, "Kitty");
+/// assert_eq!(world.purrable.len(), 1);
+/// let copy = world.clone();
+/// assert_eq!(copy.entity_count(), 1);
+/// ```
+///
+/// Or explicit field names, which allow any type, generic ones included:
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// #[derive(Debug, PartialEq)]
+/// pub struct Vec3<T>(T, T, T);
+///
+/// world! {
+///     pub struct Physics {
+///         /// Where things are.
+///         pos: Vec3<f32>,
+///         grid: Vec3<i32>,
+///         cell: (i32, i32),
+///     }
+/// }
+///
+/// let mut world = Physics::new();
+/// let e = world.spawn_with((Vec3(0.5_f32, 0.0, 0.0), Vec3(1, 2, 3), (4, 2)));
+/// assert_eq!(world.grid.get(e), Some(&Vec3(1, 2, 3)));
+/// assert_eq!(world.cell.get(e), Some(&(4, 2)));
+/// ```
+///
+/// In both forms, attributes and doc comments on the struct (and, in the
+/// second form, on fields) are kept. `Default` is generated, so do not derive
+/// it; `Debug` and `Clone` can be derived when every component has them. Every field is `pub`; the allocator is
+/// the `pub entities` field, so no component field may be named `entities`.
+/// Each component type may appear once: a type listed twice is a compile
+/// error (conflicting `Component` impls).
+///
+/// Field names in the first form come from `paste`'s snake_case, which splits
+/// at every capital: `HttpServer` becomes `http_server`, but `HTTPServer`
+/// becomes `h_t_t_p_server`. Use the second form to choose names.
+///
+/// What one declaration generates, for a world `W` with components `A`, `B`:
+///
+/// * `pub struct W { pub entities: EntityAllocator, pub a: SparseMap<A>, pub b: SparseMap<B> }`;
+/// * `W::new()`, `W::with_capacity(n)` and `Default`;
+/// * `impl World for W` (all the world methods: `spawn`, `add`, `query`, …);
+/// * `impl Component<W> for A` and `impl Component<W> for B`, which give
+///   `W: Contains<A> + Contains<B>`.
+#[macro_export]
+macro_rules! world {
+    // `world! { pub struct W<A, B, C>; }`
+    (
+        $(#[$($attr:tt)*])*
+        $vis:vis struct $name:ident < $($component:ident),+ $(,)? > ;
+        $( group ( $($group:ty),+ $(,)? ) ; )*
+    ) => {
+        $crate::__private::paste! {
+            $crate::__world_attrs! {
+                @todo [$([$($attr)*])*] @kept [] @serde []
+                @item {
+                    $vis struct $name { $( [<$component:snake>] : $component ),+ }
+                    $( group ( $($group),+ ) ; )*
+                }
+            }
+        }
+    };
+    // `world! { pub struct W { a: A, pos: Vec3<f32> } }`
+    (
+        $(#[$($attr:tt)*])*
+        $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ $(,)? }
+        $( group ( $($group:ty),+ $(,)? ) ; )*
+    ) => {
+        $crate::__world_attrs! {
+            @todo [$([$($attr)*])*] @kept [] @serde []
+            @item {
+                $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }
+                $( group ( $($group),+ ) ; )*
+            }
+        }
+    };
+    ($($input:tt)*) => {
+        $crate::__private::core::compile_error! {
+            "`world!` expects one of two forms, each with at least one component:\n\
+             \n    world! { pub struct MyWorld<Position, Velocity>; }\
+             \n    world! { pub struct MyWorld { position: Position, velocity: Vec3<f32> } }\n\
+             \nThe first takes type names and names each field after its type; the second \
+             takes `field: Type` pairs (fields are always `pub`, so write no visibility). \
+             Either may be followed by owning groups, one per line: `group (Position, Velocity);`"
+        }
+    };
+}

@@ -1,0 +1,158 @@
+//! The serde impls of a world that derives `Serialize` or `Deserialize`
+//! (feature `serde`): saving goes through the world's view of each storage,
+//! loading checks the world's invariants (see `src/serde_impls.rs`).
+
+/// Emits the serde impls a world's `derive(..)` asked for. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_serde {
+    ([] $name:ident $fields:tt) => {};
+    ([ser($($path:tt)+) $($rest:tt)*] $name:ident $fields:tt) => {
+        $crate::__world_serialize! { [$($path)+] $name $fields }
+        $crate::__world_serde! { [$($rest)*] $name $fields }
+    };
+    ([de($($path:tt)+) $($rest:tt)*] $name:ident $fields:tt) => {
+        $crate::__world_deserialize! { [$($path)+] $name $fields }
+        $crate::__world_serde! { [$($rest)*] $name $fields }
+    };
+}
+
+/// `Serialize` for a world: the allocator, then every storage. Not public API.
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_serialize {
+    ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ }) => {
+        impl $($path)+ for $name {
+            fn serialize<__S>(
+                &self,
+                serializer: __S,
+            ) -> $crate::__private::core::result::Result<__S::Ok, __S::Error>
+            where
+                __S: $crate::__private::serde::Serializer,
+            {
+                use $crate::__private::serde::ser::SerializeStruct as _;
+                let mut state = serializer
+                    .serialize_struct($crate::__private::core::stringify!($name), 1 + __FIELDS.len())?;
+                state.serialize_field("entities", &self.entities)?;
+                $(state.serialize_field(
+                    $crate::__private::core::stringify!($field),
+                    &$crate::__private::live_storage(&self.entities, &self.$field),
+                )?;)+
+                state.end()
+            }
+        }
+    };
+}
+
+/// `Deserialize` for a world, which checks that the storages agree with the
+/// allocator. Not public API.
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_deserialize {
+    ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ }) => {
+        impl<'de> $($path)+<'de> for $name {
+            fn deserialize<__D>(deserializer: __D) -> $crate::__private::core::result::Result<Self, __D::Error>
+            where
+                __D: $crate::__private::serde::Deserializer<'de>,
+            {
+                $crate::__private::deserialize_world::<__D, Self>(deserializer)
+            }
+        }
+
+        /// One `Option` per field, filled while loading.
+        pub struct __Partial {
+            entities: $crate::__private::core::option::Option<$crate::EntityAllocator>,
+            $($field: $crate::__private::core::option::Option<$crate::SparseMap<$ty>>,)+
+        }
+
+        impl $crate::__private::core::default::Default for __Partial {
+            fn default() -> Self {
+                Self {
+                    entities: $crate::__private::core::option::Option::None,
+                    $($field: $crate::__private::core::option::Option::None,)+
+                }
+            }
+        }
+
+        impl $crate::__private::WorldFields for $name {
+            const SAVED_FIELDS: &'static [&'static str] = &["entities", $($crate::__private::core::stringify!($field)),+];
+            type Partial = __Partial;
+
+            fn read_field<'de, __A: $crate::__private::serde::de::MapAccess<'de>>(
+                partial: &mut __Partial,
+                key: &str,
+                map: &mut __A,
+            ) -> $crate::__private::core::result::Result<(), __A::Error> {
+                match key {
+                    "entities" => $crate::__private::read_once(&mut partial.entities, "entities", map),
+                    $($crate::__private::core::stringify!($field) => $crate::__private::read_once(
+                        &mut partial.$field,
+                        $crate::__private::core::stringify!($field),
+                        map,
+                    ),)+
+                    other => $crate::__private::core::result::Result::Err(
+                        $crate::__private::serde::de::Error::unknown_field(other, Self::SAVED_FIELDS),
+                    ),
+                }
+            }
+
+            fn read_fields<'de, __A: $crate::__private::serde::de::SeqAccess<'de>>(
+                seq: &mut __A,
+            ) -> $crate::__private::core::result::Result<__Partial, __A::Error> {
+                let mut position = 0;
+                let entities = $crate::__private::read_next(seq, position, Self::NAME)?;
+                $(
+                    position += 1;
+                    let $field = $crate::__private::read_next(seq, position, Self::NAME)?;
+                )+
+                let _ = position;
+                $crate::__private::core::result::Result::Ok(__Partial { entities, $($field),+ })
+            }
+
+            fn finish(partial: __Partial) -> $crate::__private::core::result::Result<Self, $crate::__private::String> {
+                let entities = $crate::__private::required(partial.entities, "entities", Self::NAME)?;
+                $(
+                    let $field = $crate::__private::loaded_storage(
+                        &entities,
+                        $crate::__private::required(
+                            partial.$field,
+                            $crate::__private::core::stringify!($field),
+                            Self::NAME,
+                        )?,
+                    );
+                )+
+                $crate::__private::finish_world(Self { entities, $($field),+ })
+            }
+        }
+    };
+}
+
+/// Without the `serde` feature, deriving serde traits on a world says how to
+/// turn it on.
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_serialize {
+    ($($input:tt)*) => {
+        $crate::__private::core::compile_error! {
+            "deriving `Serialize` on a world needs the `serde` feature of typed_ecs: \
+typed_ecs = { version = \"0.1\", features = [\"serde\"] }"
+        }
+    };
+}
+
+/// Without the `serde` feature, deriving serde traits on a world says how to
+/// turn it on.
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __world_deserialize {
+    ($($input:tt)*) => {
+        $crate::__private::core::compile_error! {
+            "deriving `Deserialize` on a world needs the `serde` feature of typed_ecs: \
+typed_ecs = { version = \"0.1\", features = [\"serde\"] }"
+        }
+    };
+}

@@ -1,0 +1,100 @@
+//! Keeping a world's storages in step with its allocator (see
+//! [`SparseMap`](crate::SparseMap), "Storages moved between worlds").
+//!
+//! A storage in step holds only alive entities. Before a storage gains
+//! entries, and before a spawn, a `query_mut`, the sync point or `apply`, the
+//! world brings the storages concerned in step ([`sync`], [`sync_all`]); the
+//! per-entity methods that only read or remove check instead (see
+//! `SparseMap::get_in`), so that a loop of them never calls code that may
+//! write the whole storage; and the read-only views below skip entries of
+//! dead entities.
+
+use super::storages::{EachStorage, EachStorageRef};
+use crate::{Component, Contains, World};
+
+/// Brings `C`'s storage in step with the world's allocator: one comparison
+/// when it already is.
+#[inline]
+pub(crate) fn sync<W: Contains<C>, C>(world: &mut W) {
+    if !world.sparse_map().is_synced(world.allocator().stamp()) {
+        resync::<W, C>(world);
+    }
+}
+
+/// The slow half of [`sync`]: drops every entry of `C`'s storage whose
+/// entity is not alive (once the storage is consistent), and stamps it.
+#[cold]
+#[inline(never)]
+fn resync<W: Contains<C>, C>(world: &mut W) {
+    let entities = world.allocator();
+    let dead = world
+        .sparse_map()
+        .dead_entries(|entity| entities.is_alive(entity));
+    let stamp = entities.stamp();
+    drop(world.sparse_map_mut().resync(&dead, stamp));
+}
+
+/// Brings every storage in step: one comparison per storage, one branch for
+/// all of them, and the work (needed only after storages were moved) out of
+/// line. A spawn calls it: a storage from elsewhere may hold the handle
+/// about to be made.
+#[inline]
+pub(crate) fn sync_all<W: World>(world: &mut W) {
+    struct AnyStale {
+        stale: bool,
+    }
+    impl<W: World> EachStorageRef<W> for AnyStale {
+        #[inline]
+        fn visit<C: Component<W>>(&mut self, world: &W) {
+            // `|`, not `||`: no branch per storage.
+            self.stale |= !C::storage(world).is_synced(world.allocator().stamp());
+        }
+    }
+    struct Resync;
+    impl<W: World> EachStorage<W> for Resync {
+        type Out<C> = ();
+        #[inline]
+        fn visit<C: Component<W>>(&mut self, world: &mut W) {
+            sync::<W, C>(world);
+        }
+    }
+    #[cold]
+    #[inline(never)]
+    fn resync_all<W: World>(world: &mut W) {
+        world.each(&mut Resync);
+    }
+    let mut any = AnyStale { stale: false };
+    world.each_ref(&mut any);
+    if any.stale {
+        resync_all(world);
+    }
+}
+
+/// The number of entries of `C`'s storage as the world sees it: all of
+/// them if it is in step with the allocator, else those whose entity is
+/// alive.
+#[inline]
+pub(crate) fn live_len<W: Contains<C>, C>(world: &W) -> usize {
+    let (entities, storage) = (world.allocator(), world.sparse_map());
+    if storage.is_synced(entities.stamp()) {
+        storage.len()
+    } else {
+        storage
+            .live_slots(|entity| entities.is_alive(entity))
+            .count()
+    }
+}
+
+/// The dense slot of the `index`-th entry of `C`'s storage, as the world
+/// sees it (see [`live_len`]).
+#[inline]
+pub(crate) fn dense_slot<W: Contains<C>, C>(world: &W, index: usize) -> Option<usize> {
+    let (entities, storage) = (world.allocator(), world.sparse_map());
+    if storage.is_synced(entities.stamp()) {
+        (index < storage.len()).then_some(index)
+    } else {
+        storage
+            .live_slots(|entity| entities.is_alive(entity))
+            .nth(index)
+    }
+}
