@@ -8,11 +8,10 @@
 //! borrowed fields (disjoint from other borrowed fields), read-only
 //! `world.query` with options, filters and nested tuples, and stale handles.
 
-use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use typed_ecs::prelude::*;
-use typed_ecs::query::{join, FetchMut, IntoFetch, Maybe};
+use typed_ecs::query::{join, Maybe};
 
 /// What every component of this file is: a `u32` with a kind number.
 trait Value {
@@ -664,149 +663,6 @@ fn for_each_is_driven_by_the_smallest_required_storage() {
         .filter(|e| !rare.contains(e))
         .collect();
     assert_eq!(seen, without);
-}
-
-/// Wraps a fetch and counts the lookups made through it.
-struct Counting<'c, F> {
-    inner: F,
-    lookups: &'c Cell<usize>,
-}
-
-impl<'w, F: FetchMut<'w>> FetchMut<'w> for Counting<'_, F> {
-    type Item<'a> = F::Item<'a>;
-
-    fn driver(&self) -> Option<&'w [Entity]> {
-        self.inner.driver()
-    }
-
-    fn fetch(&mut self, entity: Entity) -> Option<Self::Item<'_>> {
-        self.lookups.set(self.lookups.get() + 1);
-        self.inner.fetch(entity)
-    }
-
-    fn fetch_owned(self, entity: Entity) -> Option<Self::Item<'w>> {
-        self.lookups.set(self.lookups.get() + 1);
-        self.inner.fetch_owned(entity)
-    }
-
-    // A wrapper forwards the hidden owning-group items to what it wraps.
-    type __Dense = F::__Dense;
-
-    fn __probe(&self, probe: &mut typed_ecs::group::GroupProbe) {
-        self.inner.__probe(probe);
-    }
-
-    fn __into_dense(self, len: usize) -> Self::__Dense {
-        self.inner.__into_dense(len)
-    }
-
-    fn __par_role(&self) -> typed_ecs::query::ParRole<'w> {
-        self.inner.__par_role()
-    }
-
-    fn __par_split(self, mid: usize) -> (Self, Self) {
-        let (a, b) = self.inner.__par_split(mid);
-        let lookups = self.lookups;
-        (
-            Counting { inner: a, lookups },
-            Counting { inner: b, lookups },
-        )
-    }
-}
-
-impl<'w, F: FetchMut<'w>> IntoFetch<'w> for Counting<'_, F> {
-    type Fetch = Self;
-
-    fn into_fetch(self) -> Self {
-        self
-    }
-}
-
-/// Counts the candidates `for_each` looks at: the first element of a tuple
-/// is looked up once per candidate, so its lookups are the driver's length.
-#[test]
-fn for_each_looks_at_the_driver_only() {
-    let (mut world, _) = lopsided();
-    let (a_len, h_len) = (world.a.len(), world.h.len());
-    assert_eq!((a_len, h_len), (2000, 11));
-    let lookups = Cell::new(0);
-
-    let mut visits = 0;
-    join((
-        Counting {
-            inner: world.a.view_mut(),
-            lookups: &lookups,
-        },
-        &world.h,
-    ))
-    .for_each(|_, (a, h)| {
-        a.0 += h.0;
-        visits += 1;
-    });
-    assert_eq!((visits, lookups.get()), (10, h_len));
-
-    // The same with H as a filter.
-    lookups.set(0);
-    visits = 0;
-    join((
-        Counting {
-            inner: world.a.view_mut(),
-            lookups: &lookups,
-        },
-        With(&world.h),
-    ))
-    .for_each(|_, _| visits += 1);
-    assert_eq!((visits, lookups.get()), (10, h_len));
-
-    // B is as large as A: A (first, and not shorter) drives.
-    lookups.set(0);
-    visits = 0;
-    join((
-        Counting {
-            inner: world.a.view_mut(),
-            lookups: &lookups,
-        },
-        &world.b,
-    ))
-    .for_each(|_, _| visits += 1);
-    assert_eq!((visits, lookups.get()), (2000, a_len));
-
-    // Maybe and Without do not drive: every A is a candidate.
-    for filter in 0..2 {
-        lookups.set(0);
-        visits = 0;
-        let counted = Counting {
-            inner: world.a.view_mut(),
-            lookups: &lookups,
-        };
-        if filter == 0 {
-            join((counted, Maybe(&world.h))).for_each(|_, _| visits += 1);
-            assert_eq!(visits, 2000);
-        } else {
-            join((counted, Without(&world.h))).for_each(|_, _| visits += 1);
-            assert_eq!(visits, 1990);
-        }
-        assert_eq!(lookups.get(), a_len);
-    }
-
-    // Join::count visits the same candidates.
-    lookups.set(0);
-    let n = join((
-        Counting {
-            inner: &world.b,
-            lookups: &lookups,
-        },
-        &world.h,
-    ))
-    .count();
-    assert_eq!((n, lookups.get()), (10, h_len));
-
-    // Writes through the counted view landed: the ten A's with an H grew.
-    let grown = world
-        .query::<(&A, &H)>()
-        .filter(|(e, (a, _))| a.0 == e.index() * 2)
-        .count();
-    assert_eq!(grown, 10);
 }
 
 // ---------------------------------------------------------------------------

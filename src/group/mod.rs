@@ -112,7 +112,7 @@ pub(crate) struct GroupMark {
 impl GroupMark {
     /// `true` if `self` and `other` are marks of one packing.
     #[inline]
-    fn agrees_with(self, other: GroupMark) -> bool {
+    pub(crate) fn agrees_with(self, other: GroupMark) -> bool {
         self.stamp == other.stamp && self.len == other.len && self.size == other.size
     }
 
@@ -129,96 +129,12 @@ impl GroupMark {
 
     /// The [`Mark`] a storage keeps for this group mark.
     #[inline]
-    fn to_mark(self) -> Mark {
+    pub(crate) fn to_mark(self) -> Mark {
         Mark {
             tag: self.stamp,
             prefix: self.len,
             info: u16::from(self.size) << 8 | u16::from(self.member),
         }
-    }
-}
-
-/// What a query learns about owning groups from the storages it requires:
-/// whether they are exactly the storages of one trusted group, and how many
-/// entities that group holds. Not public API.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
-pub struct GroupProbe {
-    stamp: u64,
-    len: u32,
-    /// The shortest storage seen: the group's length must not exceed it.
-    shortest: usize,
-    size: u8,
-    /// The group positions seen so far, one bit each.
-    members: u32,
-    /// Still possible: every element seen is a member of one group.
-    dense: bool,
-    /// The number of required storages seen, and of other elements.
-    required: u32,
-    others: u32,
-}
-
-impl Default for GroupProbe {
-    fn default() -> Self {
-        GroupProbe {
-            stamp: 0,
-            len: 0,
-            shortest: usize::MAX,
-            size: 0,
-            members: 0,
-            dense: true,
-            required: 0,
-            others: 0,
-        }
-    }
-}
-
-impl GroupProbe {
-    /// A required storage of `storage_len` values, with its group mark.
-    #[inline]
-    pub(crate) fn required(&mut self, mark: GroupMark, storage_len: usize) {
-        self.required += 1;
-        self.shortest = self.shortest.min(storage_len);
-        if mark.stamp == 0 {
-            self.dense = false;
-        } else if self.stamp == 0 {
-            self.stamp = mark.stamp;
-            self.len = mark.len;
-            self.size = mark.size;
-            self.members = 1 << mark.member;
-        } else if mark.agrees_with(GroupMark {
-            stamp: self.stamp,
-            len: self.len,
-            size: self.size,
-            member: 0,
-        }) {
-            self.members |= 1 << mark.member;
-        } else {
-            self.dense = false;
-        }
-    }
-
-    /// An element that is not a required storage (`Option`, `Without`).
-    #[inline]
-    pub(crate) fn other(&mut self) {
-        self.others += 1;
-        self.dense = false;
-    }
-
-    /// How many leading slots a dense walk covers: the group's length if
-    /// the elements seen are exactly the storages of one trusted group
-    /// (each at least once, nothing else), or the whole storage if they are
-    /// one required storage alone (a group of one, in effect). Every
-    /// storage seen holds at least that many values.
-    #[inline]
-    pub(crate) fn cover(&self) -> Option<usize> {
-        if self.required == 1 && self.others == 0 {
-            return Some(self.shortest);
-        }
-        let all = (1u32 << self.size) - 1;
-        let len = self.len as usize;
-        (self.dense && self.stamp != 0 && self.members == all && len <= self.shortest)
-            .then_some(len)
     }
 }
 

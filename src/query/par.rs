@@ -14,8 +14,10 @@
 //! optional one, cannot be split by slots without two threads reaching one
 //! value: it runs on the calling thread, as [`Join::for_each`] would.
 
-use super::{packed, DenseSplit, FetchMut, Join};
-use crate::group::GroupProbe;
+use super::fetch::Access;
+use super::plan::{Planner, Walk};
+use super::rows::SplitRows;
+use super::Join;
 use crate::Entity;
 
 /// A piece is split further while it holds more than this many entities
@@ -25,7 +27,7 @@ fn piece_len(total: usize) -> usize {
     (total / (rayon::current_num_threads() * 8)).max(64)
 }
 
-impl<'w, F: FetchMut<'w> + Send> Join<'w, F> {
+impl<'w, F: Access<'w> + Send> Join<'w, F> {
     /// Runs `f(entity, items)` for every matching entity on rayon's thread
     /// pool (feature `rayon`).
     ///
@@ -61,17 +63,22 @@ impl<'w, F: FetchMut<'w> + Send> Join<'w, F> {
     /// ```
     pub fn par_for_each(self, f: impl Fn(Entity, F::Item<'_>) + Sync + Send)
     where
-        F::__Dense: Send,
+        F::Rows: Send,
     {
-        let mut probe = GroupProbe::default();
-        self.fetch.__probe(&mut probe);
-        if let Some(entities) = packed(&probe, self.fetch.driver()) {
-            let len = entities.len();
-            par_rows(entities, self.fetch.__into_dense(len), piece_len(len), &f);
-            return;
-        }
-        match self.fetch.__par_role().driver() {
-            Some(driver) => par_sparse(self.fetch, driver, piece_len(driver.len()), &f),
+        let mut planner = Planner::new();
+        self.fetch_ref().plan(&mut planner);
+        match planner.finish().writer_walk {
+            Some(Walk::Packed(entities)) => {
+                let len = entities.len();
+                let rows = self.into_fetch().into_rows(len);
+                par_rows(entities, rows, piece_len(len), &f);
+            }
+            Some(Walk::Driven(driver)) => {
+                par_driven(self.into_fetch(), driver, piece_len(driver.len()), &f);
+            }
+            Some(Walk::Empty) => {}
+            // Two ungrouped storages written, or an optional one: no split
+            // keeps every `&mut` on one thread.
             None => self.for_each(f),
         }
     }
@@ -80,7 +87,7 @@ impl<'w, F: FetchMut<'w> + Send> Join<'w, F> {
 /// Walks `rows` (an owning group's slices) beside `entities`, in parallel.
 fn par_rows<D, G>(entities: &[Entity], rows: D, piece: usize, f: &G)
 where
-    D: IntoIterator + DenseSplit + Send,
+    D: IntoIterator + SplitRows + Send,
     G: Fn(Entity, D::Item) + Sync,
 {
     if entities.len() <= piece {
@@ -100,15 +107,15 @@ where
 
 /// Walks the entities of `driver`, in parallel, splitting `fetch`'s written
 /// storage (the driver's own) along with it.
-fn par_sparse<'w, F, G>(fetch: F, driver: &'w [Entity], piece: usize, f: &G)
+fn par_driven<'w, F, G>(fetch: F, driver: &'w [Entity], piece: usize, f: &G)
 where
-    F: FetchMut<'w> + Send,
+    F: Access<'w> + Send,
     G: Fn(Entity, F::Item<'_>) + Sync,
 {
     if driver.len() <= piece {
         let mut fetch = fetch;
         for (slot, &entity) in driver.iter().enumerate() {
-            if let Some(items) = fetch.fetch_at(entity, slot) {
+            if let Some(items) = fetch.get(entity, slot) {
                 f(entity, items);
             }
         }
@@ -116,9 +123,9 @@ where
     }
     let mid = driver.len() / 2;
     let (left, right) = driver.split_at(mid);
-    let (left_fetch, right_fetch) = fetch.__par_split(mid);
+    let (left_fetch, right_fetch) = fetch.split_at(mid);
     rayon::join(
-        || par_sparse(left_fetch, left, piece, f),
-        || par_sparse(right_fetch, right, piece, f),
+        || par_driven(left_fetch, left, piece, f),
+        || par_driven(right_fetch, right, piece, f),
     );
 }

@@ -709,6 +709,12 @@ impl<T> SparseMap<T> {
         self.synced == stamp
     }
 
+    /// What this storage was last brought in step with.
+    #[inline]
+    pub(crate) fn stamp(&self) -> SyncStamp {
+        self.synced
+    }
+
     /// Records that this storage is in step with the allocator whose stamp
     /// is `stamp`. Only for a world that has just made it so.
     #[inline]

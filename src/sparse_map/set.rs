@@ -81,7 +81,7 @@ impl<T> SparseSet<T> {
     /// Stores `value` for `entity` if it has none; otherwise hands it back
     /// with the slot of the value already stored. One sparse lookup. The
     /// caller guarantees what [`insert`](Self::insert) says.
-    #[inline]
+    #[inline(always)]
     pub(super) fn insert_new(&mut self, entity: Entity, value: T) -> Result<(), (usize, T)> {
         let len = self.dense.len();
         match self.sparse.entry_mut(entity.index()) {

@@ -4,6 +4,7 @@ use core::fmt;
 
 use super::iter::IterMut;
 use super::mark::Mark;
+use crate::entity::SyncStamp;
 use super::pages::Pages;
 use super::SparseMap;
 use crate::Entity;
@@ -39,6 +40,7 @@ pub struct ViewMut<'w, T> {
     /// The storage slot of `dense[0]` (0 unless the view is a window).
     offset: usize,
     mark: Mark,
+    stamp: SyncStamp,
 }
 
 impl<T> SparseMap<T> {
@@ -60,6 +62,7 @@ impl<T> SparseMap<T> {
             data: &mut self.set.data,
             offset: 0,
             mark: self.mark.0,
+            stamp: self.synced,
         }
     }
 }
@@ -216,6 +219,12 @@ impl<'w, T> ViewMut<'w, T> {
         self.mark
     }
 
+    /// What the storage was in step with when the view was made.
+    #[inline]
+    pub(crate) fn stamp(&self) -> SyncStamp {
+        self.stamp
+    }
+
     /// The first `len` values, mutably, for the whole view lifetime.
     ///
     /// # Panics
@@ -240,6 +249,7 @@ impl<'w, T> ViewMut<'w, T> {
                 data: data_a,
                 offset: self.offset,
                 mark: self.mark,
+                stamp: self.stamp,
             },
             ViewMut {
                 sparse: self.sparse,
@@ -247,6 +257,7 @@ impl<'w, T> ViewMut<'w, T> {
                 data: data_b,
                 offset: self.offset + mid,
                 mark: self.mark,
+                stamp: self.stamp,
             },
         )
     }

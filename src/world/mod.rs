@@ -21,7 +21,8 @@ use crate::entity;
 use crate::error::{AddError, AddErrorKind, SpawnError};
 use crate::group::Group;
 use crate::indices::NEEDS_REQUIRED;
-use crate::query::{FetchMut, Join, Query, QueryIter, QueryMut};
+use crate::query::fetch::Access;
+use crate::query::{Join, Query, QueryIter, QueryMut};
 use crate::seal::TOKEN;
 use crate::{Bundle, Contains, Entity, SparseMap};
 
@@ -990,10 +991,10 @@ pub trait World: Storages {
     /// assert_eq!(world.pos.get(e).unwrap().0, 2.0);
     /// ```
     fn query_mut<'w, Q: QueryMut<'w, Self>>(&'w mut self) -> Join<'w, Q::Fetch> {
-        Q::__sync(self);
+        Q::sync(self);
         crate::group::refresh(self);
         let mut parts = self.parts();
-        Join::new(Q::__fetch(&mut parts))
+        Join::new(Q::fetch(&mut parts))
     }
 
     /// Several components of one entity at once, some mutably: `Q` is a
@@ -1017,13 +1018,13 @@ pub trait World: Storages {
     fn get_many<'w, Q: QueryMut<'w, Self>>(
         &'w mut self,
         entity: Entity,
-    ) -> Option<<Q::Fetch as FetchMut<'w>>::Item<'w>> {
+    ) -> Option<<Q::Fetch as Access<'w>>::Item<'w>> {
         // A storage out of step may hold values of dead entities: only read.
-        if !Q::__in_step(self) && !self.is_alive(entity) {
+        if !Q::in_step(self) && !self.is_alive(entity) {
             return None;
         }
         let mut parts = self.parts();
-        Q::__fetch(&mut parts).fetch_owned(entity)
+        Q::fetch(&mut parts).get_owned(entity)
     }
 
     /// Applies a [`Commands`] buffer, in the same order as

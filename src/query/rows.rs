@@ -1,11 +1,11 @@
-//! Dense rows: what a query walks when its storages are exactly one owning
-//! group's (see [`crate::group`]). Each required storage contributes the
-//! slice of its first `len` values, and a tuple of them zips those slices,
-//! so the loop reads and writes consecutive slots with no lookups.
+//! Rows: what a packed walk visits, when a query's storages are exactly one
+//! owning group's (see [`crate::group`]) or one storage alone. Each column
+//! contributes the slice of its first `len` values, and a tuple of them zips
+//! those slices, so the loop reads and writes consecutive slots with no
+//! lookups.
 //!
-//! These types appear in the hidden associated types of
-//! [`Fetch`](super::Fetch) and [`FetchMut`](super::FetchMut); they are not
-//! meant to be named.
+//! These types are the rows of the sealed `Access` trait; nothing outside
+//! the crate names them.
 
 use core::iter::{Empty, FusedIterator, Zip};
 use core::slice;
@@ -13,20 +13,19 @@ use core::slice;
 use crate::Entity;
 
 /// Splits a dense row set in two at `mid`, for parallel iteration.
-#[doc(hidden)]
-pub trait DenseSplit: Sized {
+pub trait SplitRows: Sized {
     /// The rows `..mid` and `mid..`.
     fn split_at(self, mid: usize) -> (Self, Self);
 }
 
-impl<T> DenseSplit for &[T] {
+impl<T> SplitRows for &[T] {
     #[inline]
     fn split_at(self, mid: usize) -> (Self, Self) {
         <[T]>::split_at(self, mid)
     }
 }
 
-impl<T> DenseSplit for &mut [T] {
+impl<T> SplitRows for &mut [T] {
     #[inline]
     fn split_at(self, mid: usize) -> (Self, Self) {
         self.split_at_mut(mid)
@@ -34,7 +33,6 @@ impl<T> DenseSplit for &mut [T] {
 }
 
 /// The rows of a `With<C>` filter: one `()` per grouped entity.
-#[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct Units<'w>(pub(crate) &'w [Entity]);
 
@@ -51,7 +49,6 @@ impl<'w> IntoIterator for Units<'w> {
 /// Iterator over [`Units`]. (The adapters here are named types rather than
 /// `Map`s of function pointers, which the optimizer does not always see
 /// through once they are stored in a query iterator.)
-#[doc(hidden)]
 #[derive(Clone, Debug)]
 pub struct UnitsIter<'w>(slice::Iter<'w, Entity>);
 
@@ -69,7 +66,7 @@ impl Iterator for UnitsIter<'_> {
     }
 }
 
-impl DenseSplit for Units<'_> {
+impl SplitRows for Units<'_> {
     #[inline]
     fn split_at(self, mid: usize) -> (Self, Self) {
         let (a, b) = self.0.split_at(mid);
@@ -79,7 +76,6 @@ impl DenseSplit for Units<'_> {
 
 /// The rows of an element that is never part of a dense walk (`Without`):
 /// there are none.
-#[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct NoRows;
 
@@ -93,7 +89,7 @@ impl IntoIterator for NoRows {
     }
 }
 
-impl DenseSplit for NoRows {
+impl SplitRows for NoRows {
     #[inline]
     fn split_at(self, _mid: usize) -> (Self, Self) {
         (NoRows, NoRows)
@@ -102,7 +98,6 @@ impl DenseSplit for NoRows {
 
 /// The rows of an `Option<&C>` element: `Some` of the inner rows. (A query
 /// with an optional element never walks densely, but the type must exist.)
-#[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct MaybeRows<D>(pub(crate) D);
 
@@ -117,7 +112,6 @@ impl<D: IntoIterator> IntoIterator for MaybeRows<D> {
 }
 
 /// Iterator over [`MaybeRows`].
-#[doc(hidden)]
 #[derive(Clone, Debug)]
 pub struct MaybeIter<I>(I);
 
@@ -135,7 +129,7 @@ impl<I: Iterator> Iterator for MaybeIter<I> {
     }
 }
 
-impl<D: DenseSplit> DenseSplit for MaybeRows<D> {
+impl<D: SplitRows> SplitRows for MaybeRows<D> {
     #[inline]
     fn split_at(self, mid: usize) -> (Self, Self) {
         let (a, b) = self.0.split_at(mid);
@@ -144,7 +138,6 @@ impl<D: DenseSplit> DenseSplit for MaybeRows<D> {
 }
 
 /// The rows of a tuple of elements: their rows zipped, yielding tuples.
-#[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct Rows<T>(pub(crate) T);
 
@@ -168,7 +161,6 @@ macro_rules! zip_val {
 
 /// Iterator over [`Rows`] of `N` elements: the zipped rows, flattened
 /// into a tuple.
-#[doc(hidden)]
 #[derive(Clone, Debug)]
 pub struct RowsIter<I, const N: usize>(I);
 
@@ -205,7 +197,7 @@ macro_rules! impl_rows {
         impl<$($d: Iterator),+> FusedIterator for RowsIter<zip_type!($($d),+), $n> {}
 
         #[allow(non_snake_case)]
-        impl<$($d: DenseSplit),+> DenseSplit for Rows<($($d,)+)> {
+        impl<$($d: SplitRows),+> SplitRows for Rows<($($d,)+)> {
             #[inline]
             fn split_at(self, mid: usize) -> (Self, Self) {
                 let ($($d,)+) = self.0;

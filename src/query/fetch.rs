@@ -1,0 +1,682 @@
+//! Fetches: the storages a query reads or writes, borrowed, and how each
+//! walk gets one entity's items out of them.
+//!
+//! [`Fetch`] is what users see; its interface is the sealed [`Access`]
+//! trait, implemented once for each kind of column (`&SparseMap<C>`,
+//! [`ViewMut`], [`Maybe`], [`With`], [`Without`]) and for tuples of them.
+//! Every walk is generic over it; none of it can be implemented or called
+//! from outside the crate.
+
+use core::slice;
+
+use super::plan::{Column, Planner};
+use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
+use super::{Maybe, With, Without};
+use crate::sparse_map::ViewMut;
+use crate::{Entity, SparseMap};
+
+/// Storages borrowed for a query, for `'w`: `&SparseMap<C>` (reads),
+/// [`ViewMut<C>`](ViewMut) (writes), [`Maybe`], [`With`] and [`Without`]
+/// of one, or a tuple of up to 12 of those.
+///
+/// What one entity yields is `F::Item<'a>`: `&C`, `&mut C`, `Option<…>`,
+/// `()` for a filter, or a tuple of those, borrowed from the fetch for `'a`
+/// (which is what lets a query hand out `&mut` into several storages, one
+/// entity at a time). Like hecs's, its interface is private: queries are
+/// made by [`World::query`](crate::World::query),
+/// [`World::query_mut`](crate::World::query_mut) and [`join`](super::join),
+/// and run by [`Join`](super::Join) and [`QueryIter`](super::QueryIter).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::{join, Fetch};
+///
+/// struct Pos(i32);
+/// struct Vel(i32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// /// Sums the first item of any join over `Pos`.
+/// fn visits<'w, F: Fetch<'w>>(join: typed_ecs::Join<'w, F>) -> usize {
+///     join.count()
+/// }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(1), Vel(2)));
+/// assert_eq!(visits(join((&mut world.pos, &world.vel))), 1);
+/// ```
+pub trait Fetch<'w>: Access<'w> {}
+
+impl<'w, F: Access<'w>> Fetch<'w> for F {}
+
+/// A fetch that only reads: it can be copied, and iterated by
+/// [`World::query`](crate::World::query) or a `for` loop.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::ReadOnly;
+///
+/// struct Pos(i32);
+/// world! { struct Game<Pos>; }
+///
+/// fn is_read_only<'w, F: ReadOnly<'w>>(_: &F) {}
+/// let world = Game::new();
+/// is_read_only(&(&world.pos,));
+/// ```
+pub trait ReadOnly<'w>: Fetch<'w> + Copy {}
+
+/// The interface of a [`Fetch`]. Sealed: only this crate implements and
+/// calls it.
+pub trait Access<'w>: Sized {
+    /// What one entity yields, borrowed from the fetch for `'a`.
+    type Item<'a>;
+
+    /// The rows of a packed walk: each storage's first slots, zipped.
+    type Rows: IntoIterator<Item = Self::Item<'w>> + SplitRows;
+
+    /// What a walk the written column drives steps through (see
+    /// [`Cursor`]).
+    type Cursor: Cursor<Item = Self::Item<'w>>;
+
+    /// How many required columns this fetch writes, as a type: an iterator
+    /// can run over a fetch that writes at most one (see [`AtMostOne`]).
+    type Writes: Count;
+
+    /// Tells `planner` about each column, in order.
+    fn plan(&self, planner: &mut Planner<'w>);
+
+    /// The items of `entity`, which is in slot `slot` of the walk's driver
+    /// (each storage tries that slot before its sparse lookup); `None` if it
+    /// does not match.
+    fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>>;
+
+    /// The items of `entity` for the whole of `'w`, consuming the fetch.
+    fn get_owned(self, entity: Entity) -> Option<Self::Item<'w>>;
+
+    /// The first `len` rows of every column, for a packed walk. Only called
+    /// with a `len` the plan found packed in every column.
+    fn into_rows(self, len: usize) -> Self::Rows;
+
+    /// A cursor for a walk driven by the written column (or, if none is
+    /// written, by any required one).
+    fn into_cursor(self) -> Self::Cursor;
+
+    /// Splits the written column into its slots `..mid` and `mid..` of the
+    /// walk's driver (which is that column); read columns are shared. Only
+    /// called when the plan has a writer walk.
+    fn split_at(self, mid: usize) -> (Self, Self);
+}
+
+/// Steps through a driven walk: [`next`](Cursor::next) is called once for
+/// every entity of the driver, in order, and says what that entity yields,
+/// if it matches. A written column's cursor hands out its values in dense
+/// order, which is the driver's order when it drives: so a `for` loop can
+/// give out `&mut` items in safe code.
+pub trait Cursor {
+    /// What one entity yields.
+    type Item;
+
+    /// The items of `entity`, the driver's entity in slot `slot`.
+    fn next(&mut self, entity: Entity, slot: usize) -> Option<Self::Item>;
+}
+
+// ----- counting written columns, as types -----
+
+/// No required column written.
+#[derive(Debug)]
+pub struct Zero;
+/// One required column written.
+#[derive(Debug)]
+pub struct One;
+/// Two or more columns written, or an optional one.
+#[derive(Debug)]
+pub struct Many;
+
+/// A count of written columns, as a type. Sealed.
+pub trait Count {
+    /// This count plus `O`.
+    type Plus<O: Count>: Count;
+    /// This count plus one.
+    type PlusOne: Count;
+    /// The count of an optional column holding this: a written optional
+    /// column cannot drive, so it counts as [`Many`].
+    type Optional: Count;
+}
+
+impl Count for Zero {
+    type Plus<O: Count> = O;
+    type PlusOne = One;
+    type Optional = Zero;
+}
+
+impl Count for One {
+    type Plus<O: Count> = O::PlusOne;
+    type PlusOne = Many;
+    type Optional = Many;
+}
+
+impl Count for Many {
+    type Plus<O: Count> = Many;
+    type PlusOne = Many;
+    type Optional = Many;
+}
+
+/// The bound a `for` loop over a [`Join`](super::Join) needs: the query
+/// writes at most one storage, and not an optional one.
+#[diagnostic::on_unimplemented(
+    message = "this query writes two storages (or an optional one), so a `for` loop cannot hand out its items",
+    label = "a `for` loop can hand out `&mut` into one storage only: the one it walks",
+    note = "use `.for_each(|entity, items| …)`, which runs every query shape; or, with the `rayon` feature, `.par_for_each`"
+)]
+pub trait AtMostOne {}
+
+impl AtMostOne for Zero {}
+impl AtMostOne for One {}
+
+// ----- the columns -----
+
+/// The plan facts of a storage's column.
+#[inline]
+fn column<T>(storage: &SparseMap<T>, required: bool, written: bool) -> Column<'_> {
+    Column {
+        entities: storage.entities(),
+        mark: storage.mark(),
+        stamp: storage.stamp(),
+        required,
+        written,
+    }
+}
+
+impl<'w, C: 'static> Access<'w> for &'w SparseMap<C> {
+    type Item<'a> = &'w C;
+    type Rows = &'w [C];
+    type Cursor = Self;
+    type Writes = Zero;
+
+    #[inline]
+    fn plan(&self, planner: &mut Planner<'w>) {
+        planner.column(column(self, true, false));
+    }
+
+    #[inline]
+    fn get(&mut self, entity: Entity, slot: usize) -> Option<&'w C> {
+        self.next(entity, slot)
+    }
+
+    #[inline]
+    fn get_owned(self, entity: Entity) -> Option<&'w C> {
+        self.get(entity)
+    }
+
+    #[inline]
+    fn into_rows(self, len: usize) -> &'w [C] {
+        &self.values()[..len]
+    }
+
+    #[inline]
+    fn into_cursor(self) -> Self {
+        self
+    }
+
+    #[inline]
+    fn split_at(self, _mid: usize) -> (Self, Self) {
+        (self, self)
+    }
+}
+
+impl<'w, C> Cursor for &'w SparseMap<C> {
+    type Item = &'w C;
+
+    #[inline]
+    fn next(&mut self, entity: Entity, slot: usize) -> Option<&'w C> {
+        let storage: &'w SparseMap<C> = self;
+        storage
+            .index_of_at(entity, slot)
+            .map(|slot| &storage.values()[slot])
+    }
+}
+
+impl<'w, C: 'static> ReadOnly<'w> for &'w SparseMap<C> {}
+
+impl<'w, C: 'static> Access<'w> for ViewMut<'w, C> {
+    type Item<'a> = &'a mut C;
+    type Rows = &'w mut [C];
+    type Cursor = WriterCursor<'w, C>;
+    type Writes = One;
+
+    #[inline]
+    fn plan(&self, planner: &mut Planner<'w>) {
+        planner.column(Column {
+            entities: self.entities(),
+            mark: self.mark(),
+            stamp: self.stamp(),
+            required: true,
+            written: true,
+        });
+    }
+
+    #[inline]
+    fn get(&mut self, entity: Entity, slot: usize) -> Option<&mut C> {
+        self.get_mut_at(entity, slot)
+    }
+
+    #[inline]
+    fn get_owned(self, entity: Entity) -> Option<&'w mut C> {
+        self.into_mut(entity)
+    }
+
+    #[inline]
+    fn into_rows(self, len: usize) -> &'w mut [C] {
+        self.into_values_prefix(len)
+    }
+
+    #[inline]
+    fn into_cursor(self) -> WriterCursor<'w, C> {
+        let (_, values) = self.into_slices();
+        WriterCursor(values.iter_mut())
+    }
+
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        ViewMut::split_at(self, mid)
+    }
+}
+
+/// The cursor of a written column, which drives the walk: its values in
+/// dense order, one per entity of the driver.
+#[derive(Debug)]
+pub struct WriterCursor<'w, C>(slice::IterMut<'w, C>);
+
+impl<'w, C> Cursor for WriterCursor<'w, C> {
+    type Item = &'w mut C;
+
+    #[inline]
+    fn next(&mut self, _entity: Entity, _slot: usize) -> Option<&'w mut C> {
+        self.0.next()
+    }
+}
+
+impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
+    type Item<'a> = Option<F::Item<'a>>;
+    type Rows = MaybeRows<F::Rows>;
+    type Cursor = Maybe<F::Cursor>;
+    type Writes = <F::Writes as Count>::Optional;
+
+    #[inline]
+    fn plan(&self, planner: &mut Planner<'w>) {
+        planner.optional(|planner| self.0.plan(planner));
+    }
+
+    #[inline]
+    fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>> {
+        Some(self.0.get(entity, slot))
+    }
+
+    #[inline]
+    fn get_owned(self, entity: Entity) -> Option<Self::Item<'w>> {
+        Some(self.0.get_owned(entity))
+    }
+
+    #[inline]
+    fn into_rows(self, len: usize) -> Self::Rows {
+        MaybeRows(self.0.into_rows(len))
+    }
+
+    #[inline]
+    fn into_cursor(self) -> Self::Cursor {
+        Maybe(self.0.into_cursor())
+    }
+
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (a, b) = self.0.split_at(mid);
+        (Maybe(a), Maybe(b))
+    }
+}
+
+impl<C: Cursor> Cursor for Maybe<C> {
+    type Item = Option<C::Item>;
+
+    #[inline]
+    fn next(&mut self, entity: Entity, slot: usize) -> Option<Self::Item> {
+        Some(self.0.next(entity, slot))
+    }
+}
+
+impl<'w, F: ReadOnly<'w>> ReadOnly<'w> for Maybe<F> {}
+
+impl<'w, C: 'static> Access<'w> for With<&'w SparseMap<C>> {
+    type Item<'a> = ();
+    type Rows = Units<'w>;
+    type Cursor = Self;
+    type Writes = Zero;
+
+    #[inline]
+    fn plan(&self, planner: &mut Planner<'w>) {
+        planner.column(column(self.0, true, false));
+    }
+
+    #[inline]
+    fn get(&mut self, entity: Entity, slot: usize) -> Option<()> {
+        self.next(entity, slot)
+    }
+
+    #[inline]
+    fn get_owned(self, entity: Entity) -> Option<()> {
+        self.0.contains(entity).then_some(())
+    }
+
+    #[inline]
+    fn into_rows(self, len: usize) -> Units<'w> {
+        Units(&self.0.entities()[..len])
+    }
+
+    #[inline]
+    fn into_cursor(self) -> Self {
+        self
+    }
+
+    #[inline]
+    fn split_at(self, _mid: usize) -> (Self, Self) {
+        (self, self)
+    }
+}
+
+impl<C> Cursor for With<&SparseMap<C>> {
+    type Item = ();
+
+    #[inline]
+    fn next(&mut self, entity: Entity, slot: usize) -> Option<()> {
+        self.0.index_of_at(entity, slot).map(|_| ())
+    }
+}
+
+impl<'w, C: 'static> ReadOnly<'w> for With<&'w SparseMap<C>> {}
+
+impl<'w, C: 'static> Access<'w> for Without<&'w SparseMap<C>> {
+    type Item<'a> = ();
+    type Rows = NoRows;
+    type Cursor = Self;
+    type Writes = Zero;
+
+    #[inline]
+    fn plan(&self, planner: &mut Planner<'w>) {
+        planner.column(column(self.0, false, false));
+    }
+
+    #[inline]
+    fn get(&mut self, entity: Entity, slot: usize) -> Option<()> {
+        self.next(entity, slot)
+    }
+
+    #[inline]
+    fn get_owned(self, entity: Entity) -> Option<()> {
+        (!self.0.contains(entity)).then_some(())
+    }
+
+    #[inline]
+    fn into_rows(self, _len: usize) -> NoRows {
+        NoRows
+    }
+
+    #[inline]
+    fn into_cursor(self) -> Self {
+        self
+    }
+
+    #[inline]
+    fn split_at(self, _mid: usize) -> (Self, Self) {
+        (self, self)
+    }
+}
+
+impl<C> Cursor for Without<&SparseMap<C>> {
+    type Item = ();
+
+    #[inline]
+    fn next(&mut self, entity: Entity, _slot: usize) -> Option<()> {
+        (!self.0.contains(entity)).then_some(())
+    }
+}
+
+impl<'w, C: 'static> ReadOnly<'w> for Without<&'w SparseMap<C>> {}
+
+// ----- tuples -----
+
+/// `<A as Count>::Plus<B>` folded over a list of fetches' `Writes`.
+macro_rules! writes {
+    ($a:ident) => { $a::Writes };
+    ($a:ident, $($rest:ident),+) => { <$a::Writes as Count>::Plus<writes!($($rest),+)> };
+}
+
+macro_rules! impl_tuples {
+    ($($f:ident),+) => {
+        #[allow(non_snake_case)]
+        impl<'w, $($f: Access<'w>),+> Access<'w> for ($($f,)+) {
+            type Item<'a> = ($($f::Item<'a>,)+);
+            type Rows = Rows<($($f::Rows,)+)>;
+            type Cursor = ($($f::Cursor,)+);
+            type Writes = writes!($($f),+);
+
+            #[inline]
+            fn plan(&self, planner: &mut Planner<'w>) {
+                let ($($f,)+) = self;
+                $($f.plan(planner);)+
+            }
+
+            #[inline]
+            fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>> {
+                let ($($f,)+) = self;
+                Some(($($f.get(entity, slot)?,)+))
+            }
+
+            #[inline]
+            fn get_owned(self, entity: Entity) -> Option<Self::Item<'w>> {
+                let ($($f,)+) = self;
+                Some(($($f.get_owned(entity)?,)+))
+            }
+
+            #[inline]
+            fn into_rows(self, len: usize) -> Self::Rows {
+                let ($($f,)+) = self;
+                Rows(($($f.into_rows(len),)+))
+            }
+
+            #[inline]
+            fn into_cursor(self) -> Self::Cursor {
+                let ($($f,)+) = self;
+                ($($f.into_cursor(),)+)
+            }
+
+            #[inline]
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                let ($($f,)+) = self;
+                $(let $f = $f.split_at(mid);)+
+                (($($f.0,)+), ($($f.1,)+))
+            }
+        }
+
+        #[allow(non_snake_case)]
+        impl<$($f: Cursor),+> Cursor for ($($f,)+) {
+            type Item = ($($f::Item,)+);
+
+            #[inline]
+            fn next(&mut self, entity: Entity, slot: usize) -> Option<Self::Item> {
+                let ($($f,)+) = self;
+                // Every cursor steps, even past a column that does not
+                // match: a written column's cursor must stay in step with
+                // the driver.
+                $(let $f = $f.next(entity, slot);)+
+                Some(($($f?,)+))
+            }
+        }
+
+        impl<'w, $($f: ReadOnly<'w>),+> ReadOnly<'w> for ($($f,)+) {}
+    };
+}
+
+impl_tuples!(F0);
+impl_tuples!(F0, F1);
+impl_tuples!(F0, F1, F2);
+impl_tuples!(F0, F1, F2, F3);
+impl_tuples!(F0, F1, F2, F3, F4);
+impl_tuples!(F0, F1, F2, F3, F4, F5);
+impl_tuples!(F0, F1, F2, F3, F4, F5, F6);
+impl_tuples!(F0, F1, F2, F3, F4, F5, F6, F7);
+impl_tuples!(F0, F1, F2, F3, F4, F5, F6, F7, F8);
+impl_tuples!(F0, F1, F2, F3, F4, F5, F6, F7, F8, F9);
+impl_tuples!(F0, F1, F2, F3, F4, F5, F6, F7, F8, F9, F10);
+impl_tuples!(F0, F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11);
+
+// ----- a world's storages into fetches: `query_mut` -----
+
+/// How a column is made from the storage a world lends: the leaf fetches
+/// of [`QueryTerm`](super::QueryTerm)s. Sealed.
+pub trait FromStorage<'w, C> {
+    /// The column over `storage`.
+    fn from_storage(storage: &'w mut SparseMap<C>) -> Self;
+}
+
+impl<'w, C> FromStorage<'w, C> for &'w SparseMap<C> {
+    #[inline]
+    fn from_storage(storage: &'w mut SparseMap<C>) -> Self {
+        storage
+    }
+}
+
+impl<'w, C> FromStorage<'w, C> for ViewMut<'w, C> {
+    #[inline]
+    fn from_storage(storage: &'w mut SparseMap<C>) -> Self {
+        storage.view_mut()
+    }
+}
+
+impl<'w, C, F: FromStorage<'w, C>> FromStorage<'w, C> for Maybe<F> {
+    #[inline]
+    fn from_storage(storage: &'w mut SparseMap<C>) -> Self {
+        Maybe(F::from_storage(storage))
+    }
+}
+
+impl<'w, C> FromStorage<'w, C> for With<&'w SparseMap<C>> {
+    #[inline]
+    fn from_storage(storage: &'w mut SparseMap<C>) -> Self {
+        With(storage)
+    }
+}
+
+impl<'w, C> FromStorage<'w, C> for Without<&'w SparseMap<C>> {
+    #[inline]
+    fn from_storage(storage: &'w mut SparseMap<C>) -> Self {
+        Without(storage)
+    }
+}
+
+// ----- borrowed storages into fetches: `join` -----
+
+/// Storages you borrowed yourself, ready to be joined: `&SparseMap<C>`,
+/// `&mut SparseMap<C>`, `Maybe(&map)`, `Maybe(&mut map)`, `With(&map)`,
+/// `Without(&map)`, or a tuple of up to 12 of them. See [`join`](super::join).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::{join, IntoFetch};
+///
+/// struct Pos(i32);
+/// world! { struct Game<Pos>; }
+///
+/// fn total<'w>(storages: impl IntoFetch<'w, Fetch = &'w SparseMap<Pos>>) -> i32 {
+///     join(storages).into_iter().map(|(_, pos)| pos.0).sum()
+/// }
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(4),));
+/// assert_eq!(total(&world.pos), 4);
+/// ```
+pub trait IntoFetch<'w> {
+    /// The fetch these storages become.
+    type Fetch: Fetch<'w>;
+
+    /// Converts the borrows into a fetch.
+    fn into_fetch(self) -> Self::Fetch;
+}
+
+impl<'w, C: 'static> IntoFetch<'w> for &'w SparseMap<C> {
+    type Fetch = Self;
+
+    #[inline]
+    fn into_fetch(self) -> Self {
+        self
+    }
+}
+
+impl<'w, C: 'static> IntoFetch<'w> for &'w mut SparseMap<C> {
+    type Fetch = ViewMut<'w, C>;
+
+    #[inline]
+    fn into_fetch(self) -> ViewMut<'w, C> {
+        self.view_mut()
+    }
+}
+
+impl<'w, C: 'static> IntoFetch<'w> for ViewMut<'w, C> {
+    type Fetch = Self;
+
+    #[inline]
+    fn into_fetch(self) -> Self {
+        self
+    }
+}
+
+impl<'w, T: IntoFetch<'w>> IntoFetch<'w> for Maybe<T> {
+    type Fetch = Maybe<T::Fetch>;
+
+    #[inline]
+    fn into_fetch(self) -> Self::Fetch {
+        Maybe(self.0.into_fetch())
+    }
+}
+
+impl<'w, C: 'static> IntoFetch<'w> for With<&'w SparseMap<C>> {
+    type Fetch = Self;
+
+    #[inline]
+    fn into_fetch(self) -> Self {
+        self
+    }
+}
+
+impl<'w, C: 'static> IntoFetch<'w> for Without<&'w SparseMap<C>> {
+    type Fetch = Self;
+
+    #[inline]
+    fn into_fetch(self) -> Self {
+        self
+    }
+}
+
+macro_rules! impl_into_fetch {
+    ($($t:ident),+) => {
+        #[allow(non_snake_case)]
+        impl<'w, $($t: IntoFetch<'w>),+> IntoFetch<'w> for ($($t,)+) {
+            type Fetch = ($($t::Fetch,)+);
+
+            #[inline]
+            fn into_fetch(self) -> Self::Fetch {
+                let ($($t,)+) = self;
+                ($($t.into_fetch(),)+)
+            }
+        }
+    };
+}
+
+impl_into_fetch!(T0);
+impl_into_fetch!(T0, T1);
+impl_into_fetch!(T0, T1, T2);
+impl_into_fetch!(T0, T1, T2, T3);
+impl_into_fetch!(T0, T1, T2, T3, T4);
+impl_into_fetch!(T0, T1, T2, T3, T4, T5);
+impl_into_fetch!(T0, T1, T2, T3, T4, T5, T6);
+impl_into_fetch!(T0, T1, T2, T3, T4, T5, T6, T7);
+impl_into_fetch!(T0, T1, T2, T3, T4, T5, T6, T7, T8);
+impl_into_fetch!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9);
+impl_into_fetch!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10);
+impl_into_fetch!(T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11);

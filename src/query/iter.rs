@@ -1,0 +1,175 @@
+//! [`QueryIter`]: one iterator for every query a `for` loop can run.
+
+use core::iter::{Copied, Enumerate, Zip};
+use core::{fmt, slice};
+
+use super::fetch::{Access, AtMostOne, Cursor, ReadOnly};
+use super::plan::{Planner, Walk};
+use crate::{Entity, EntityAllocator};
+
+/// Iterator over the results of a query: `(Entity, items)` for every
+/// entity that matches. Made by [`World::query`](crate::World::query), or
+/// by a `for` loop over a [`Join`](super::Join) that writes at most one
+/// storage.
+///
+/// Order follows the driving storage's dense order (the written one, or
+/// the smallest required one) and is not otherwise promised. A query over one storage, or over exactly an
+/// owning group, walks packed slots and knows its length; a join knows only
+/// that the driver's length bounds it.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::QueryIter;
+///
+/// struct Pos(i32);
+/// struct Vel(i32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(1), Vel(0)));
+/// world.spawn_with((Pos(2),));
+/// let mut iter: QueryIter<'_, _> = world.query::<&Pos>();
+/// assert_eq!(iter.size_hint(), (2, Some(2)));
+/// assert_eq!(iter.next().map(|(_, pos)| pos.0), Some(1));
+/// assert_eq!(world.query::<(&Pos, &Vel)>().size_hint(), (0, Some(1)));
+/// ```
+pub struct QueryIter<'w, F: Access<'w>> {
+    state: State<'w, F>,
+}
+
+/// Where an iterator stands.
+enum State<'w, F: Access<'w>> {
+    /// A packed walk: the entities, zipped with the rows.
+    Packed(Zip<Copied<slice::Iter<'w, Entity>>, <F::Rows as IntoIterator>::IntoIter>),
+    /// A driven walk: the driver's entities, with their slots, and the
+    /// cursor; with `alive`, entities that are not alive are skipped.
+    Driven {
+        entities: Enumerate<slice::Iter<'w, Entity>>,
+        cursor: F::Cursor,
+        alive: Option<&'w EntityAllocator>,
+    },
+}
+
+impl<'w, F: Access<'w>> QueryIter<'w, F> {
+    /// Iterates `fetch` along `walk`, which a written column (if any) drives.
+    #[inline]
+    fn along(fetch: F, walk: Walk<'w>, alive: Option<&'w EntityAllocator>) -> Self {
+        let state = match walk {
+            Walk::Packed(entities) => State::Packed(
+                entities
+                    .iter()
+                    .copied()
+                    .zip(fetch.into_rows(entities.len())),
+            ),
+            Walk::Driven(driver) => State::Driven {
+                entities: driver.iter().enumerate(),
+                cursor: fetch.into_cursor(),
+                alive,
+            },
+            Walk::Empty => State::Driven {
+                entities: [].iter().enumerate(),
+                cursor: fetch.into_cursor(),
+                alive,
+            },
+        };
+        QueryIter { state }
+    }
+
+    /// Iterates a fetch that writes at most one storage (a `for` loop over a
+    /// [`Join`](super::Join)).
+    #[inline]
+    pub(crate) fn new(fetch: F) -> Self
+    where
+        F::Writes: AtMostOne,
+    {
+        let mut planner = Planner::new();
+        fetch.plan(&mut planner);
+        let walk = planner
+            .finish()
+            .writer_walk
+            .expect("a fetch writing at most one required storage has a writer walk");
+        Self::along(fetch, walk, None)
+    }
+
+    /// Iterates a world's read-only fetch as the world sees it: if a storage
+    /// is not in step with `entities`, skipping the entities that are not
+    /// alive (see [`SparseMap`](crate::SparseMap), "Storages moved between
+    /// worlds").
+    #[inline]
+    pub(crate) fn in_world(fetch: F, entities: &'w EntityAllocator) -> Self
+    where
+        F: ReadOnly<'w>,
+    {
+        let mut planner = Planner::in_world(entities.stamp());
+        fetch.plan(&mut planner);
+        let plan = planner.finish();
+        let alive = plan.out_of_step.then_some(entities);
+        Self::along(fetch, plan.walk, alive)
+    }
+}
+
+impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
+    type Item = (Entity, F::Item<'w>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.state {
+            State::Packed(rows) => rows.next(),
+            State::Driven {
+                entities,
+                cursor,
+                alive,
+            } => {
+                for (slot, &entity) in entities.by_ref() {
+                    if let Some(items) = cursor.next(entity, slot) {
+                        if alive.map_or(true, |alive| alive.is_alive(entity)) {
+                            return Some((entity, items));
+                        }
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.state {
+            State::Packed(rows) => rows.size_hint(),
+            State::Driven { entities, .. } => (0, Some(entities.len())),
+        }
+    }
+}
+
+impl<'w, F: Access<'w>> core::iter::FusedIterator for QueryIter<'w, F> {}
+
+impl<'w, F: ReadOnly<'w>> Clone for QueryIter<'w, F>
+where
+    <F::Rows as IntoIterator>::IntoIter: Clone,
+    F::Cursor: Clone,
+{
+    fn clone(&self) -> Self {
+        let state = match &self.state {
+            State::Packed(rows) => State::Packed(rows.clone()),
+            State::Driven {
+                entities,
+                cursor,
+                alive,
+            } => State::Driven {
+                entities: entities.clone(),
+                cursor: cursor.clone(),
+                alive: *alive,
+            },
+        };
+        QueryIter { state }
+    }
+}
+
+impl<'w, F: Access<'w>> fmt::Debug for QueryIter<'w, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QueryIter")
+            .field("packed", &matches!(self.state, State::Packed(_)))
+            .field("remaining_at_most", &self.size_hint().1)
+            .finish_non_exhaustive()
+    }
+}

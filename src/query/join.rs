@@ -1,0 +1,207 @@
+//! [`Join`]: a query ready to run, and [`join`], which makes one from
+//! storages you borrowed yourself.
+
+use core::marker::PhantomData;
+
+use super::fetch::{Access, AtMostOne, IntoFetch};
+use super::iter::QueryIter;
+use super::plan::{Planner, Walk};
+use crate::Entity;
+
+/// Joins storages you borrowed yourself, so a system can query some fields
+/// of the world while using others. The compiler checks that the borrows do
+/// not overlap: `join((&mut world.pos, &world.pos))` does not compile.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::join;
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// struct Log(Vec<String>);
+/// world! { struct Game<Pos, Vel, Log>; }
+///
+/// let mut world = Game::new();
+/// let e = world.spawn_with((Pos(0.0), Vel(2.0)));
+/// let logger = world.spawn_with((Log(Vec::new()),));
+///
+/// // Borrow three fields at once: two for the join, one on the side.
+/// let log = world.log.get_mut(logger).unwrap();
+/// join((&mut world.pos, &world.vel)).for_each(|entity, (pos, vel)| {
+///     pos.0 += vel.0;
+///     log.0.push(format!("{entity:?} moved to {}", pos.0));
+/// });
+/// assert_eq!(world.pos.get(e).unwrap().0, 2.0);
+/// assert_eq!(world.log.get(logger).unwrap().0, ["0v1 moved to 2"]);
+/// ```
+///
+/// ```compile_fail
+/// # use typed_ecs::prelude::*;
+/// # use typed_ecs::query::join;
+/// # struct Pos(f32);
+/// # world! { struct Game<Pos>; }
+/// let mut world = Game::new();
+/// join((&mut world.pos, &world.pos)).for_each(|_, _| {}); // error: already borrowed
+/// ```
+#[inline]
+pub fn join<'w, T: IntoFetch<'w>>(storages: T) -> Join<'w, T::Fetch> {
+    Join::new(storages.into_fetch())
+}
+
+/// A query ready to run: made by [`World::query_mut`]
+/// or [`join`].
+///
+/// [`for_each`](Join::for_each) runs any query; a `for` loop and
+/// `par_for_each` work for the shapes listed in the [module docs](self).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0.0), Vel(1.5)));
+///
+/// // Any shape: for_each.
+/// world.query_mut::<(&Vel, &mut Pos)>().for_each(|_, (vel, pos)| pos.0 += vel.0);
+/// // One storage written, wherever it is: a `for` loop too.
+/// for (_, (vel, pos)) in world.query_mut::<(&Vel, &mut Pos)>() {
+///     pos.0 += vel.0;
+/// }
+/// assert_eq!(world.pos.values()[0].0, 3.0);
+/// ```
+#[derive(Debug)]
+pub struct Join<'w, F> {
+    fetch: F,
+    marker: PhantomData<&'w ()>,
+}
+
+impl<'w, F> Join<'w, F> {
+    #[inline]
+    pub(crate) fn new(fetch: F) -> Self {
+        Join {
+            fetch,
+            marker: PhantomData,
+        }
+    }
+
+    /// The fetch: the borrowed storages.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # use typed_ecs::query::join;
+    /// # struct Pos(f32);
+    /// # world! { struct Game<Pos>; }
+    /// let world = Game::new();
+    /// let storage: &SparseMap<Pos> = join(&world.pos).into_fetch();
+    /// assert!(storage.is_empty());
+    /// ```
+    #[inline]
+    pub fn into_fetch(self) -> F {
+        self.fetch
+    }
+
+    /// The fetch, borrowed.
+    #[cfg(feature = "rayon")]
+    #[inline]
+    pub(crate) fn fetch_ref(&self) -> &F {
+        &self.fetch
+    }
+}
+
+impl<'w, F: Access<'w>> Join<'w, F> {
+    /// Calls `f(entity, items)` for every matching entity, driven by the
+    /// smallest required storage. Works for every query shape.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct A(i32);
+    /// # struct B(i32);
+    /// # world! { struct Game<A, B>; }
+    /// let mut world = Game::new();
+    /// world.spawn_with((A(1), B(10)));
+    /// world.query_mut::<(&mut A, &mut B)>().for_each(|_, (a, b)| {
+    ///     std::mem::swap(&mut a.0, &mut b.0);
+    /// });
+    /// assert_eq!((world.a.values()[0].0, world.b.values()[0].0), (10, 1));
+    /// ```
+    #[inline]
+    pub fn for_each(mut self, mut f: impl FnMut(Entity, F::Item<'_>)) {
+        let mut planner = Planner::new();
+        self.fetch.plan(&mut planner);
+        match planner.finish().walk {
+            Walk::Packed(entities) => {
+                // Exactly one owning group's storages (or one storage):
+                // walk their packed slots side by side.
+                let rows = self.fetch.into_rows(entities.len());
+                for (items, &entity) in rows.into_iter().zip(entities) {
+                    f(entity, items);
+                }
+            }
+            Walk::Driven(driver) => {
+                for (slot, &entity) in driver.iter().enumerate() {
+                    if let Some(items) = self.fetch.get(entity, slot) {
+                        f(entity, items);
+                    }
+                }
+            }
+            Walk::Empty => {}
+        }
+    }
+
+    /// The items of one `entity`, if it matches.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct A(i32);
+    /// # struct B(i32);
+    /// # world! { struct Game<A, B>; }
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((A(1), B(10)));
+    /// let mut join = world.query_mut::<(&mut A, &B)>();
+    /// let (a, b) = join.get(e).unwrap();
+    /// a.0 += b.0;
+    /// assert_eq!(world.a.get(e).unwrap().0, 11);
+    /// ```
+    #[inline]
+    pub fn get(&mut self, entity: Entity) -> Option<F::Item<'_>> {
+        self.fetch.get(entity, usize::MAX)
+    }
+
+    /// Number of matching entities. Visits every candidate.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct A(i32);
+    /// # struct B(i32);
+    /// # world! { struct Game<A, B>; }
+    /// let mut world = Game::new();
+    /// world.spawn_with((A(1), B(10)));
+    /// world.spawn_with((A(1),));
+    /// assert_eq!(world.query_mut::<(&mut A, Without<B>)>().count(), 1);
+    /// ```
+    pub fn count(self) -> usize {
+        let mut count = 0;
+        self.for_each(|_, _| count += 1);
+        count
+    }
+}
+
+/// A `for` loop runs a query that writes at most one storage: the loop is
+/// driven by the storage it writes (by the smallest one, if it only reads),
+/// or walks an owning group's packed slots. See [`AtMostOne`] for the other
+/// shapes.
+impl<'w, F: Access<'w>> IntoIterator for Join<'w, F>
+where
+    F::Writes: AtMostOne,
+{
+    type Item = (Entity, F::Item<'w>);
+    type IntoIter = QueryIter<'w, F>;
+
+    #[inline]
+    fn into_iter(self) -> QueryIter<'w, F> {
+        QueryIter::new(self.fetch)
+    }
+}

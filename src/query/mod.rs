@@ -1,0 +1,67 @@
+//! Queries: visit the entities that have a set of components.
+//!
+//! A query *type* names what to visit: `&A`, `&mut A`, `Option<&A>`,
+//! `Option<&mut A>`, the filters [`With<A>`] and [`Without<A>`], or a tuple of
+//! those. It is turned into a *fetch*: the storages it reads or writes,
+//! borrowed from the world. A walk visits the entities of the smallest
+//! storage every result must have (the *driver*) and looks each one up in
+//! the others, so its cost follows the rarest required component, not the
+//! world's size.
+//!
+//! * [`World::query`](crate::World::query) is read-only and yields a plain
+//!   iterator, [`QueryIter`].
+//! * [`World::query_mut`](crate::World::query_mut) may write and yields a
+//!   [`Join`]; so does [`join`], which takes storages you borrowed yourself
+//!   (`join((&mut world.pos, &world.vel))`), leaving the world's other fields
+//!   free.
+//!
+//! # What a [`Join`] can do, in safe code
+//!
+//! * `for_each(|entity, items| …)` works for every query. It is the fastest
+//!   way to run one, and is driven by the smallest required storage.
+//! * A `for` loop works when the query writes at most one storage (`&mut C`
+//!   anywhere in the tuple, the rest only reading: `&B`, `Option<&B>`,
+//!   `With`, `Without`), or only reads. A loop that writes is driven by the
+//!   storage it writes, whose values it hands out in order; one that only
+//!   reads, by the smallest. A query writing two storages, or an optional
+//!   one (`Option<&mut C>`), needs two `&mut` at once, which safe code cannot
+//!   hand out from an iterator: the compiler says so and points to
+//!   `for_each`.
+//! * `par_for_each` (feature `rayon`) runs on rayon's thread pool when the
+//!   query writes at most one storage (its dense range is split across
+//!   threads), and for every shape over exactly an owning group.
+//!
+//! # Owning groups
+//!
+//! When the required storages of a query are exactly one owning group's
+//! (see [`crate::group`]), every form above walks the group's packed slots
+//! side by side instead of looking entities up.
+//!
+//! # Compile-time checks
+//!
+//! The same component twice in one mutable query (`(&mut A, &A)`,
+//! `(&mut A, Option<&mut A>)`, `(&A, With<A>)`) is a compile error, as is a
+//! query with no required component (only `Option`s and `Without`s). Both are
+//! checked by constants evaluated when the code is generated, so they show
+//! up in `cargo build` and `cargo test` rather than `cargo check`.
+//!
+//! # Layout
+//!
+//! `terms.rs` (query types), `fetch.rs` ([`Fetch`] and its sealed
+//! interface), `plan.rs` (which walk, decided from plain facts about each
+//! column), `rows.rs` (packed rows), `iter.rs` ([`QueryIter`]), `join.rs`
+//! ([`Join`], [`join`]) and `par.rs` (`par_for_each`).
+
+pub(crate) mod fetch;
+mod iter;
+mod join;
+#[cfg(feature = "rayon")]
+mod par;
+pub(crate) mod plan;
+mod rows;
+mod terms;
+
+pub use fetch::{AtMostOne, Fetch, IntoFetch, ReadOnly};
+pub use iter::QueryIter;
+pub use join::{join, Join};
+pub use terms::{Maybe, Query, QueryMut, QueryTerm, With, Without};

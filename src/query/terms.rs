@@ -1,0 +1,367 @@
+//! Query types: what a query names (`&C`, `&mut C`, `Option<…>`, [`With`],
+//! [`Without`], tuples), and how each becomes a [`Fetch`] over a world's
+//! storages.
+
+use super::fetch::{Fetch, FromStorage, ReadOnly};
+use crate::indices::{all_distinct, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
+use crate::world::storages::{ColumnOf, Storages};
+use crate::world::sync;
+use crate::{Contains, SparseMap, World};
+
+/// Filter: only entities that have a `C`. Yields `()`.
+///
+/// In a query type, `With<C>` names a component; in a [`join`],
+/// `With(&world.c)` wraps the storage.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(i32);
+/// struct Player;
+/// world! { struct Game<Pos, Player>; }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(1), Player));
+/// world.spawn_with((Pos(2),));
+/// let mut players = 0;
+/// world.query_mut::<(&mut Pos, With<Player>)>().for_each(|_, (pos, ())| {
+///     pos.0 += 10;
+///     players += 1;
+/// });
+/// assert_eq!(players, 1);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct With<T>(pub T);
+
+/// Filter: only entities that have no `C`. Yields `()`.
+///
+/// In a query type, `Without<C>` names a component; in a [`join`],
+/// `Without(&world.c)` wraps the storage.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(i32);
+/// struct Frozen;
+/// world! { struct Game<Pos, Frozen>; }
+///
+/// let mut world = Game::new();
+/// let moving = world.spawn_with((Pos(1),));
+/// let frozen = world.spawn_with((Pos(1), Frozen));
+/// for (_, (pos, ())) in world.query_mut::<(&mut Pos, Without<Frozen>)>() {
+///     pos.0 += 1;
+/// }
+/// assert_eq!(world.get::<Pos>(moving).unwrap().0, 2);
+/// assert_eq!(world.get::<Pos>(frozen).unwrap().0, 1);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Without<T>(pub T);
+
+/// An optional storage in a [`join`]: yields `Some(item)` when the entity has
+/// the component and `None` otherwise, and never excludes an entity. The
+/// query-type spelling is `Option<&C>` / `Option<&mut C>`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::{join, Maybe};
+///
+/// struct Pos(i32);
+/// struct Boost(i32);
+/// world! { struct Game<Pos, Boost>; }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0), Boost(5)));
+/// world.spawn_with((Pos(0),));
+/// join((&mut world.pos, Maybe(&world.boost))).for_each(|_, (pos, boost)| {
+///     pos.0 += boost.map_or(1, |b| b.0);
+/// });
+/// let mut totals: Vec<i32> = world.pos.values().iter().map(|p| p.0).collect();
+/// totals.sort();
+/// assert_eq!(totals, [1, 5]);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Maybe<T>(pub T);
+
+/// A read-only query over a world `W`: `&C`, `Option<&C>`, [`With<C>`] or
+/// [`Without<C>`] for components `C` of `W`, or a tuple of up to 12 queries
+/// (tuples nest).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(i32);
+/// struct Vel(i32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// fn count<'w, Q: Query<'w, Game>>(world: &'w Game) -> usize {
+///     world.query::<Q>().count()
+/// }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(1), Vel(2)));
+/// world.spawn_with((Pos(1),));
+/// assert_eq!(count::<&Pos>(&world), 2);
+/// assert_eq!(count::<(&Pos, &Vel)>(&world), 1);
+/// assert_eq!(count::<(&Pos, Option<&Vel>)>(&world), 2);
+/// assert_eq!(count::<(&Pos, Without<Vel>)>(&world), 1);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a query over `{W}`",
+    label = "not a query over `{W}`",
+    note = "a query is `&C`, `Option<&C>`, `With<C>` or `Without<C>` for a component `C` of `{W}`, \
+            or a tuple of up to 12 of them, such as `(&A, &B)`"
+)]
+pub trait Query<'w, W> {
+    /// The borrowed storages.
+    type Fetch: ReadOnly<'w>;
+
+    /// `true` if the query has a component every result must have (`&C` or
+    /// `With<C>`), which drives the iteration.
+    const REQUIRED: bool;
+
+    /// Borrows the storages from `world`.
+    fn fetch(world: &'w W) -> Self::Fetch;
+}
+
+impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for &'w C {
+    type Fetch = &'w SparseMap<C>;
+    const REQUIRED: bool = true;
+
+    #[inline]
+    fn fetch(world: &'w W) -> Self::Fetch {
+        world.sparse_map()
+    }
+}
+
+impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Option<&'w C> {
+    type Fetch = Maybe<&'w SparseMap<C>>;
+    const REQUIRED: bool = false;
+
+    #[inline]
+    fn fetch(world: &'w W) -> Self::Fetch {
+        Maybe(world.sparse_map())
+    }
+}
+
+impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for With<C> {
+    type Fetch = With<&'w SparseMap<C>>;
+    const REQUIRED: bool = true;
+
+    #[inline]
+    fn fetch(world: &'w W) -> Self::Fetch {
+        With(world.sparse_map())
+    }
+}
+
+impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Without<C> {
+    type Fetch = Without<&'w SparseMap<C>>;
+    const REQUIRED: bool = false;
+
+    #[inline]
+    fn fetch(world: &'w W) -> Self::Fetch {
+        Without(world.sparse_map())
+    }
+}
+
+macro_rules! impl_query_tuples {
+    ($($q:ident),+) => {
+        impl<'w, W, $($q: Query<'w, W>),+> Query<'w, W> for ($($q,)+) {
+            type Fetch = ($($q::Fetch,)+);
+            const REQUIRED: bool = $($q::REQUIRED)||+;
+
+            #[inline]
+            fn fetch(world: &'w W) -> Self::Fetch {
+                ($($q::fetch(world),)+)
+            }
+        }
+    };
+}
+
+impl_query_tuples!(Q0);
+impl_query_tuples!(Q0, Q1);
+impl_query_tuples!(Q0, Q1, Q2);
+impl_query_tuples!(Q0, Q1, Q2, Q3);
+impl_query_tuples!(Q0, Q1, Q2, Q3, Q4);
+impl_query_tuples!(Q0, Q1, Q2, Q3, Q4, Q5);
+impl_query_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6);
+impl_query_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7);
+impl_query_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8);
+impl_query_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9);
+impl_query_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9, Q10);
+impl_query_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9, Q10, Q11);
+
+/// One element of a mutable query: `&C`, `&mut C`, `Option<&C>`,
+/// `Option<&mut C>`, [`With<C>`] or [`Without<C>`], for a component `C` of
+/// `W`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::QueryTerm;
+///
+/// struct Pos(i32);
+/// struct Vel(i32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// assert_eq!(<&mut Vel as QueryTerm<'_, Game>>::INDEX, 1);
+/// assert!(!<Option<&Pos> as QueryTerm<'_, Game>>::REQUIRED);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a query element over `{W}`",
+    label = "not a query element over `{W}`",
+    note = "a mutable query element is `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>` or \
+            `Without<C>` for a component `C` of `{W}`"
+)]
+pub trait QueryTerm<'w, W: World + 'w> {
+    /// The component the element names.
+    type Component;
+
+    /// The column the element becomes.
+    type Fetch: Fetch<'w> + FromStorage<'w, Self::Component>;
+
+    /// The component's storage index in `W` (for the aliasing check).
+    const INDEX: usize;
+
+    /// `true` if every result must have the component (`&C`, `&mut C`,
+    /// `With<C>`).
+    const REQUIRED: bool;
+}
+
+macro_rules! impl_query_term {
+    ($($term:ty => $fetch:ty, $required:literal;)+) => {$(
+        impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for $term {
+            type Component = C;
+            type Fetch = $fetch;
+            const INDEX: usize = <W as Contains<C>>::INDEX;
+            const REQUIRED: bool = $required;
+        }
+
+        impl<'w, W: Contains<C> + 'w, C: 'static> QueryParts<'w, W> for $term {
+            type Fetch = $fetch;
+
+            #[inline]
+            fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
+                const { assert!(<$term as QueryTerm<'w, W>>::REQUIRED, "{}", NEEDS_REQUIRED) };
+                FromStorage::from_storage(<W as ColumnOf<C>>::take(parts))
+            }
+
+            #[inline]
+            fn sync(world: &mut W) {
+                sync::sync::<W, C>(world);
+            }
+
+            #[inline]
+            fn in_step(world: &W) -> bool {
+                world.sparse_map().is_synced(world.allocator().stamp())
+            }
+        }
+    )+};
+}
+
+impl_query_term! {
+    &'w C => &'w SparseMap<C>, true;
+    &'w mut C => crate::sparse_map::ViewMut<'w, C>, true;
+    Option<&'w C> => Maybe<&'w SparseMap<C>>, false;
+    Option<&'w mut C> => Maybe<crate::sparse_map::ViewMut<'w, C>>, false;
+    With<C> => With<&'w SparseMap<C>>, true;
+    Without<C> => Without<&'w SparseMap<C>>, false;
+}
+
+/// A mutable query over a world `W`: one [`QueryTerm`], or a tuple of up to
+/// 8, each component at most once.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(i32);
+/// struct Vel(i32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// fn step<'w, Q>(world: &'w mut Game) -> usize
+/// where
+///     Q: QueryMut<'w, Game>,
+/// {
+///     let mut visited = 0;
+///     world.query_mut::<Q>().for_each(|_, _| visited += 1);
+///     visited
+/// }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0), Vel(1)));
+/// assert_eq!(step::<(&mut Pos, &Vel)>(&mut world), 1);
+/// ```
+///
+/// The same component twice is rejected when the program is built:
+///
+/// ```compile_fail
+/// # use typed_ecs::prelude::*;
+/// # struct Pos(i32);
+/// # world! { struct Game<Pos>; }
+/// let mut world = Game::new();
+/// world.query_mut::<(&mut Pos, &Pos)>().for_each(|_, _| {}); // error
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a mutable query over `{W}`",
+    label = "not a mutable query over `{W}`",
+    note = "a mutable query is one of `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>`, \
+            `Without<C>` for a component `C` of `{W}`, or a tuple of up to 8 of them"
+)]
+pub trait QueryMut<'w, W: World + 'w>: QueryParts<'w, W> {}
+
+impl<'w, W: World + 'w, Q: QueryParts<'w, W>> QueryMut<'w, W> for Q {}
+
+/// How a mutable query takes its storages from a world: the interface of
+/// [`QueryMut`]. Sealed. `Q::Fetch` is the query's [`Fetch`].
+pub trait QueryParts<'w, W: World + 'w> {
+    /// The borrowed storages.
+    type Fetch: Fetch<'w>;
+
+    /// Takes the storages out of the world's split borrow, after checking at
+    /// compile time that no component appears twice and one is required.
+    fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch;
+
+    /// Brings the storages in step with `world`'s allocator.
+    fn sync(world: &mut W);
+
+    /// `true` if every storage is in step with `world`'s allocator.
+    fn in_step(world: &W) -> bool;
+}
+
+macro_rules! impl_query_mut_tuples {
+    ($($q:ident),+) => {
+        impl<'w, W: World + 'w, $($q: QueryTerm<'w, W> + 'w),+> QueryParts<'w, W> for ($($q,)+)
+        where
+            $(W: Contains<$q::Component>,)+
+        {
+            type Fetch = ($($q::Fetch,)+);
+
+            #[inline]
+            fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
+                const {
+                    assert!(all_distinct(&[$($q::INDEX),+]), "{}", DUPLICATE_IN_QUERY);
+                    assert!($($q::REQUIRED)||+, "{}", NEEDS_REQUIRED);
+                };
+                ($(FromStorage::from_storage(<W as ColumnOf<$q::Component>>::take(parts)),)+)
+            }
+
+            #[inline]
+            fn sync(world: &mut W) {
+                $(sync::sync::<W, $q::Component>(world);)+
+            }
+
+            #[inline]
+            fn in_step(world: &W) -> bool {
+                let stamp = world.allocator().stamp();
+                true $(&& <W as Contains<$q::Component>>::sparse_map(world).is_synced(stamp))+
+            }
+        }
+    };
+}
+
+impl_query_mut_tuples!(Q0);
+impl_query_mut_tuples!(Q0, Q1);
+impl_query_mut_tuples!(Q0, Q1, Q2);
+impl_query_mut_tuples!(Q0, Q1, Q2, Q3);
+impl_query_mut_tuples!(Q0, Q1, Q2, Q3, Q4);
+impl_query_mut_tuples!(Q0, Q1, Q2, Q3, Q4, Q5);
+impl_query_mut_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6);
+impl_query_mut_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7);
