@@ -91,7 +91,8 @@ where
     G: Fn(Entity, D::Item) + Sync,
 {
     if entities.len() <= piece {
-        for (&entity, items) in entities.iter().zip(rows) {
+        // Rows first, as in `Join::for_each`: one induction variable.
+        for (items, &entity) in rows.into_iter().zip(entities) {
             f(entity, items);
         }
         return;

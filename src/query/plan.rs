@@ -329,7 +329,11 @@ mod tests {
         for (what, cases, walk, writer_walk) in table {
             let plan = plan(&storages, cases, &[]);
             assert_eq!(shape(plan.walk), *walk, "{what}: walk");
-            assert_eq!(plan.writer_walk.map(shape), *writer_walk, "{what}: writer walk");
+            assert_eq!(
+                plan.writer_walk.map(shape),
+                *writer_walk,
+                "{what}: writer walk"
+            );
             assert!(!plan.out_of_step, "{what}");
         }
     }
@@ -340,7 +344,10 @@ mod tests {
         let world = SyncStamp::NONE;
         let other = crate::EntityAllocator::new().stamp();
         let one = [(0, true, false, None)];
-        assert_eq!(shape(plan(&storages, &one, &[world, world]).walk), ("packed", 10, 0));
+        assert_eq!(
+            shape(plan(&storages, &one, &[world, world]).walk),
+            ("packed", 10, 0)
+        );
         let stale = plan(&storages, &one, &[world, other]);
         assert!(stale.out_of_step);
         assert_eq!(shape(stale.walk), ("driven", 10, 0));

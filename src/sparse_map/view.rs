@@ -4,9 +4,9 @@ use core::fmt;
 
 use super::iter::IterMut;
 use super::mark::Mark;
-use crate::entity::SyncStamp;
 use super::pages::Pages;
 use super::SparseMap;
+use crate::entity::SyncStamp;
 use crate::Entity;
 
 /// A mutable view of a [`SparseMap`]: its values can be changed, but not
