@@ -11,7 +11,7 @@
 //! a fixed value. A failing input is printed in hex; replay it with
 //! `FUZZ_REPLAY=<hex> cargo test --test fuzz_driver -- --ignored --nocapture`.
 
-#[path = "support/harness.rs"]
+#[path = "support/harness/mod.rs"]
 mod harness;
 
 use std::panic::{self, AssertUnwindSafe};

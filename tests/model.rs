@@ -1,10 +1,10 @@
 //! Model-based test, seeded: a SplitMix64 generator drives 20,000 operations
-//! per seed through the harness in `support/harness.rs`, which checks the
+//! per seed through the harness in `support/harness/`, which checks the
 //! world against its model after every step. Each run must reach every
 //! operation and every outcome (each error and rejection kind) at least
 //! `MIN_HITS` times, so a change that makes a path unreachable fails here.
 
-#[path = "support/harness.rs"]
+#[path = "support/harness/mod.rs"]
 mod harness;
 
 use harness::{Coverage, Harness, Op, CODE_LEN, INDEX_LIMIT};

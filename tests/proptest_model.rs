@@ -1,12 +1,12 @@
 //! Model-based test with proptest: random sequences of up to 200 operations
-//! run through the harness in `support/harness.rs`; a failure shrinks to a
+//! run through the harness in `support/harness/`; a failure shrinks to a
 //! minimal sequence, printed as `Op`s, and is saved in
 //! `proptest-regressions/proptest_model.txt` so the next run tries it first.
 //!
 //! Cases: `PROPTEST_CASES` when set, else 256. For a long run:
 //! `PROPTEST_CASES=10000 cargo test --release --test proptest_model`.
 
-#[path = "support/harness.rs"]
+#[path = "support/harness/mod.rs"]
 mod harness;
 
 use std::cell::RefCell;

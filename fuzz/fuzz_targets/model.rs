@@ -1,5 +1,5 @@
 //! Reads the fuzzer's bytes as a sequence of world operations and checks
-//! each step against the model in `tests/support/harness.rs`: the same
+//! each step against the model in `tests/support/harness/`: the same
 //! harness the proptest and seeded model tests use.
 //!
 //! ```text
@@ -12,7 +12,7 @@
 
 #![no_main]
 
-#[path = "../../tests/support/harness.rs"]
+#[path = "../../tests/support/harness/mod.rs"]
 mod harness;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| harness::run_bytes(data));
