@@ -452,6 +452,7 @@ impl<W: World> Commands<W> {
     /// ```
     #[track_caller]
     pub fn spawn_with<B: Bundle<W>>(&mut self, bundle: B) -> Entity {
+        let () = B::EACH_COMPONENT_ONCE;
         let entity = self.spawn();
         let before = self.len;
         bundle.queue_into(&mut self.queues, entity, TOKEN);

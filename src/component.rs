@@ -3,7 +3,6 @@
 //! the world, the bound to write in generic code) and [`Bundle`] (several
 //! components to spawn an entity with).
 
-use crate::indices::{all_distinct, DUPLICATE_IN_BUNDLE};
 use crate::world::storages::{Column, ColumnOf, Storages};
 use crate::{Entity, SparseMap, World};
 
@@ -148,6 +147,7 @@ impl<W: World, B: parts::BundleParts<W>> Bundle<W> for B {}
 /// tuples below implement it, and its methods take a [`Token`] only this
 /// crate can make, so no other code can push values past the world's checks.
 pub(crate) mod parts {
+    use crate::indices::{all_distinct, DUPLICATE_IN_BUNDLE};
     use crate::seal::Token;
     use crate::world::storages::Storages;
     use crate::{Entity, World};
@@ -158,6 +158,12 @@ pub(crate) mod parts {
 
         /// The storage index of each component, in order.
         const INDICES: &'static [usize];
+
+        /// Evaluated where a bundle is spawned (inside the user-facing
+        /// method, so that a build error's last note points at the caller's
+        /// line): fails the build if a component appears twice.
+        const EACH_COMPONENT_ONCE: () =
+            assert!(all_distinct(Self::INDICES), "{}", DUPLICATE_IN_BUNDLE);
 
         /// Adds every component to `entity`, which was just spawned (so has
         /// no component at all), in storages in step with the world.
@@ -194,7 +200,6 @@ macro_rules! impl_bundle {
             #[allow(non_snake_case, unused_variables)]
             #[inline]
             fn insert_into(self, world: &mut W, entity: Entity, token: crate::seal::Token) {
-                const { assert!(all_distinct(&[$(<W as Contains<$c>>::INDEX),*]), "{}", DUPLICATE_IN_BUNDLE) };
                 let ($($c,)*) = self;
                 $(world.sparse_map_mut().push_fresh(entity, $c);)*
                 crate::group::entered::<W, Self>(world, core::slice::from_ref(&entity));
@@ -202,7 +207,6 @@ macro_rules! impl_bundle {
 
             #[allow(non_snake_case, unused_variables)]
             fn queue_into(self, queues: &mut <W as Storages>::Queues, entity: Entity, token: crate::seal::Token) {
-                const { assert!(all_distinct(&[$(<W as Contains<$c>>::INDEX),*]), "{}", DUPLICATE_IN_BUNDLE) };
                 let ($($c,)*) = self;
                 $(<W as ColumnOf<$c>>::queue(queues).push_add(entity, $c);)*
             }
@@ -215,7 +219,6 @@ macro_rules! impl_bundle {
             #[allow(non_snake_case, unused_variables)]
             #[inline]
             fn push_values(self, world: &mut W, token: crate::seal::Token) {
-                const { assert!(all_distinct(&[$(<W as Contains<$c>>::INDEX),*]), "{}", DUPLICATE_IN_BUNDLE) };
                 let ($($c,)*) = self;
                 $(<W as Contains<$c>>::sparse_map_mut(world).push_value($c);)*
             }

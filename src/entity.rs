@@ -230,9 +230,8 @@ impl fmt::Display for Entity {
 /// Stamps come in blocks of `2^STAMP_BLOCK_BITS` consecutive numbers, one
 /// block per draw from the program-wide counter, so a retirement costs an
 /// increment, not an atomic operation.
-#[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SyncStamp(u64);
+pub(crate) struct SyncStamp(u64);
 
 /// log2 of the number of stamps in a block.
 const STAMP_BLOCK_BITS: u32 = 20;

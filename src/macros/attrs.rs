@@ -4,7 +4,7 @@
 /// Sorts a world's attributes: keeps them all, except that `Serialize` and
 /// `Deserialize` are taken out of `derive(..)` lists (the world's serde
 /// impls are generated, so they can check the whole world). Not public API.
-#[doc(hidden)]
+#[doc(hidden)] // Called by `world!` only.
 #[macro_export]
 macro_rules! __world_attrs {
     (@todo [] @kept [$($kept:tt)*] @serde [$($serde:tt)*] @item { $($item:tt)* }) => {
@@ -21,7 +21,7 @@ macro_rules! __world_attrs {
 }
 
 /// Sorts one `derive(..)` list for `__world_attrs!`. Not public API.
-#[doc(hidden)]
+#[doc(hidden)] // Called by `__world_attrs!` only.
 #[macro_export]
 macro_rules! __world_derives {
     (@list [] @keep [$($keep:tt)*] @serde $serde:tt @then [@todo $todo:tt @kept [$($kept:tt)*] @item $item:tt]) => {

@@ -2,7 +2,7 @@
 
 /// Emits a world from a normalised field list: the struct, then everything
 /// else in one `const _: () = { … };`. Not public API.
-#[doc(hidden)] // Called by `world!` only.
+#[doc(hidden)] // Called by `__world_attrs!` only.
 #[macro_export]
 macro_rules! __world_declare {
     (
@@ -27,7 +27,8 @@ macro_rules! __world_declare {
             /// The field names in order: `Component::INDEX` is a position here.
             const __FIELDS: &[&str] = &[$($crate::__private::core::stringify!($field)),+];
 
-            $crate::__world_storages! { $vis $name { $($field : $ty),+ } $( group ( $($group),+ ) ; )* }
+            $crate::__world_storages! { $vis $name { $($field : $ty),+ } }
+            $crate::__world_groups! { $name $( group ( $($group),+ ) ; )* }
             $crate::__world_components! { $name { $($field : $ty),+ } }
             $crate::__world_serde! { [$($serde)*] $name { $($field: $ty),+ } }
         };
@@ -66,14 +67,11 @@ macro_rules! __world_struct {
 
 /// The constructors, `Default`, `World` and the sealed `Storages` plumbing:
 /// the split borrow, the command queues, and the visitors over every storage
-/// and every group. Not public API.
+/// (the groups' come from `__world_groups!`). Not public API.
 #[doc(hidden)] // Called by `__world_declare!` only.
 #[macro_export]
 macro_rules! __world_storages {
-    (
-        $vis:vis $name:ident { $($field:ident : $ty:ty),+ }
-        $( group ( $($group:ty),+ ) ; )*
-    ) => {
+    ($vis:vis $name:ident { $($field:ident : $ty:ty),+ }) => {
         impl $name {
             /// An empty world.
             #[must_use]
@@ -131,8 +129,7 @@ macro_rules! __world_storages {
             type Parts<'a> = __Parts<'a>;
             type Queues = __Queues;
             const FIELDS: &'static [&'static str] = __FIELDS;
-            const GROUPED: &'static [usize] =
-                &[$($(<$group as $crate::Component<$name>>::INDEX,)+)*];
+            const GROUPED: &'static [usize] = __GROUPED;
 
             #[inline]
             fn allocator(&self) -> &$crate::EntityAllocator {
@@ -160,25 +157,46 @@ macro_rules! __world_storages {
             }
             #[inline]
             fn each_group<__V: $crate::__private::EachGroup<Self>>(&mut self, visitor: &mut __V) {
-                $(visitor.visit::<($($group,)+)>(self);)*
-                let _ = visitor;
+                __each_group(self, visitor);
             }
             #[inline]
             fn each_group_ref<__V: $crate::__private::EachGroupRef<Self>>(&self, visitor: &mut __V) {
-                $(visitor.visit::<($($group,)+)>(self);)*
-                let _ = visitor;
+                __each_group_ref(self, visitor);
             }
         }
+    };
+}
+
+/// The owning groups: the grouped components' indices, checked to be
+/// distinct, and the visitors over the groups. Not public API.
+#[doc(hidden)] // Called by `__world_declare!` only.
+#[macro_export]
+macro_rules! __world_groups {
+    ($name:ident $( group ( $($group:ty),+ ) ; )*) => {
+        /// The `INDEX` of every grouped component, group after group.
+        const __GROUPED: &[usize] = &[$($(<$group as $crate::Component<$name>>::INDEX,)+)*];
 
         // Each component belongs to at most one owning group.
         const _: () = $crate::__private::core::assert!(
-            $crate::__private::all_distinct(<$name as $crate::__private::Storages>::GROUPED),
+            $crate::__private::all_distinct(__GROUPED),
             "{}",
             $crate::__private::core::concat!(
                 "a component of `", $crate::__private::core::stringify!($name),
                 "` is listed in two owning groups, or twice in one: each component may belong to at most one group"
             ),
         );
+
+        #[inline]
+        fn __each_group<__V: $crate::__private::EachGroup<$name>>(world: &mut $name, visitor: &mut __V) {
+            $(visitor.visit::<($($group,)+)>(world);)*
+            let _ = (world, visitor);
+        }
+
+        #[inline]
+        fn __each_group_ref<__V: $crate::__private::EachGroupRef<$name>>(world: &$name, visitor: &mut __V) {
+            $(visitor.visit::<($($group,)+)>(world);)*
+            let _ = (world, visitor);
+        }
     };
 }
 

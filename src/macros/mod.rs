@@ -8,8 +8,9 @@
 //!   derives are taken out: the world's serde impls are generated);
 //! * `declare.rs`: `__world_declare!` emits the struct (`__world_struct!`)
 //!   and, in one `const _: () = { … };`, the constructors and the
-//!   `Storages` plumbing (`__world_storages!`), one `Component` impl per
-//!   component (`__world_components!`) and the group checks;
+//!   `Storages` plumbing (`__world_storages!`), the owning groups' index
+//!   list, check and visitors (`__world_groups!`), and one `Component` impl
+//!   per component (`__world_components!`);
 //! * `serde.rs`: the serde impls, when derived.
 //!
 //! Every behaviour lives in `src/`, in ordinary generic Rust.

@@ -3,7 +3,7 @@
 //! loading checks the world's invariants (see `src/serde_impls.rs`).
 
 /// Emits the serde impls a world's `derive(..)` asked for. Not public API.
-#[doc(hidden)]
+#[doc(hidden)] // Called by `__world_declare!` only.
 #[macro_export]
 macro_rules! __world_serde {
     ([] $name:ident $fields:tt) => {};
@@ -19,7 +19,7 @@ macro_rules! __world_serde {
 
 /// `Serialize` for a world: the allocator, then every storage. Not public API.
 #[cfg(feature = "serde")]
-#[doc(hidden)]
+#[doc(hidden)] // Called by `__world_serde!` only.
 #[macro_export]
 macro_rules! __world_serialize {
     ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ }) => {
@@ -48,7 +48,7 @@ macro_rules! __world_serialize {
 /// `Deserialize` for a world, which checks that the storages agree with the
 /// allocator. Not public API.
 #[cfg(feature = "serde")]
-#[doc(hidden)]
+#[doc(hidden)] // Called by `__world_serde!` only.
 #[macro_export]
 macro_rules! __world_deserialize {
     ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ }) => {
@@ -132,7 +132,7 @@ macro_rules! __world_deserialize {
 /// Without the `serde` feature, deriving serde traits on a world says how to
 /// turn it on.
 #[cfg(not(feature = "serde"))]
-#[doc(hidden)]
+#[doc(hidden)] // Called by `__world_serde!` only.
 #[macro_export]
 macro_rules! __world_serialize {
     ($($input:tt)*) => {
@@ -146,7 +146,7 @@ typed_ecs = { version = \"0.1\", features = [\"serde\"] }"
 /// Without the `serde` feature, deriving serde traits on a world says how to
 /// turn it on.
 #[cfg(not(feature = "serde"))]
-#[doc(hidden)]
+#[doc(hidden)] // Called by `__world_serde!` only.
 #[macro_export]
 macro_rules! __world_deserialize {
     ($($input:tt)*) => {

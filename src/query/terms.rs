@@ -237,10 +237,11 @@ macro_rules! impl_query_term {
 
         impl<'w, W: Contains<C> + 'w, C: 'static> QueryParts<'w, W> for $term {
             type Fetch = $fetch;
+            const INDICES: &'static [usize] = &[<W as Contains<C>>::INDEX];
+            const REQUIRED: bool = $required;
 
             #[inline]
             fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
-                const { assert!(<$term as QueryTerm<'w, W>>::REQUIRED, "{}", NEEDS_REQUIRED) };
                 FromStorage::from_storage(<W as ColumnOf<C>>::take(parts))
             }
 
@@ -315,8 +316,21 @@ pub trait QueryParts<'w, W: World + 'w> {
     /// The borrowed storages.
     type Fetch: Fetch<'w>;
 
-    /// Takes the storages out of the world's split borrow, after checking at
-    /// compile time that no component appears twice and one is required.
+    /// The storage index of each term, in order.
+    const INDICES: &'static [usize];
+
+    /// `true` if a term is required (`&C`, `&mut C`, `With<C>`).
+    const REQUIRED: bool;
+
+    /// Evaluated where a query is made (inside the user-facing method, so
+    /// that a build error's last note points at the caller's line): fails
+    /// the build if a component appears twice.
+    const EACH_COMPONENT_ONCE: () = assert!(all_distinct(Self::INDICES), "{}", DUPLICATE_IN_QUERY);
+
+    /// Likewise: fails the build if no term is required.
+    const ONE_REQUIRED: () = assert!(Self::REQUIRED, "{}", NEEDS_REQUIRED);
+
+    /// Takes the storages out of the world's split borrow.
     fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch;
 
     /// Brings the storages in step with `world`'s allocator.
@@ -333,13 +347,11 @@ macro_rules! impl_query_mut_tuples {
             $(W: Contains<$q::Component>,)+
         {
             type Fetch = ($($q::Fetch,)+);
+            const INDICES: &'static [usize] = &[$($q::INDEX),+];
+            const REQUIRED: bool = $($q::REQUIRED)||+;
 
             #[inline]
             fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
-                const {
-                    assert!(all_distinct(&[$($q::INDEX),+]), "{}", DUPLICATE_IN_QUERY);
-                    assert!($($q::REQUIRED)||+, "{}", NEEDS_REQUIRED);
-                };
                 ($(FromStorage::from_storage(<W as ColumnOf<$q::Component>>::take(parts)),)+)
             }
 

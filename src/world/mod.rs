@@ -155,6 +155,7 @@ pub trait World: Storages {
     #[track_caller]
     #[inline]
     fn spawn_with<B: Bundle<Self>>(&mut self, bundle: B) -> Entity {
+        let () = B::EACH_COMPONENT_ONCE;
         match self.try_spawn_with(bundle) {
             Ok(entity) => entity,
             Err(error) => panic!("{}: {error}", Self::NAME),
@@ -174,6 +175,7 @@ pub trait World: Storages {
     /// ```
     #[inline]
     fn try_spawn_with<B: Bundle<Self>>(&mut self, bundle: B) -> Result<Entity, SpawnError<B>> {
+        let () = B::EACH_COMPONENT_ONCE;
         match self.try_spawn() {
             Ok(entity) => {
                 bundle.insert_into(self, entity, TOKEN);
@@ -217,6 +219,7 @@ pub trait World: Storages {
         B: Bundle<Self>,
         I: IntoIterator<Item = B>,
     {
+        let () = B::EACH_COMPONENT_ONCE;
         match self.try_spawn_batch(bundles) {
             Ok(spawned) => spawned,
             Err(error) => panic!("{}: {error}", Self::NAME),
@@ -247,6 +250,7 @@ pub trait World: Storages {
         B: Bundle<Self>,
         I: IntoIterator<Item = B>,
     {
+        let () = B::EACH_COMPONENT_ONCE;
         let mut bundles = bundles.into_iter();
         let expected = bundles.size_hint().0;
         // Once for the batch: nothing can replace a storage until it returns.
@@ -991,6 +995,8 @@ pub trait World: Storages {
     /// assert_eq!(world.pos.get(e).unwrap().0, 2.0);
     /// ```
     fn query_mut<'w, Q: QueryMut<'w, Self>>(&'w mut self) -> Join<'w, Q::Fetch> {
+        let () = Q::EACH_COMPONENT_ONCE;
+        let () = Q::ONE_REQUIRED;
         Q::sync(self);
         crate::group::refresh(self);
         let mut parts = self.parts();
@@ -1019,6 +1025,8 @@ pub trait World: Storages {
         &'w mut self,
         entity: Entity,
     ) -> Option<<Q::Fetch as Access<'w>>::Item<'w>> {
+        let () = Q::EACH_COMPONENT_ONCE;
+        let () = Q::ONE_REQUIRED;
         // A storage out of step may hold values of dead entities: only read.
         if !Q::in_step(self) && !self.is_alive(entity) {
             return None;
