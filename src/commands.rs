@@ -1,5 +1,5 @@
 //! [`Commands`]: deferred changes recorded while the world is borrowed, and
-//! applied later with [`World::apply`].
+//! applied later with [`World::apply`](crate::World::apply).
 //!
 //! A buffer is typed by its world and stores one queue per component, in a
 //! struct that [`world!`](crate::world) generates: no boxing, no type erasure.
@@ -12,8 +12,9 @@ use core::fmt;
 use crate::deferred::{add_now, remove_now, OnPresent};
 use crate::entity::RESERVATION_LIMIT;
 use crate::seal::TOKEN;
-use crate::world::storages::{ColumnOf, EachStorage, Storages};
-use crate::{Bundle, Component, Contains, Entity, World};
+use crate::world::storages::{Column, ColumnOf, EachStorage, Storages};
+use crate::world::{detach, sync};
+use crate::{Bundle, Contains, Entity};
 
 // Applying takes each command out of its queue, and out of `len`, before
 // acting on it, and acts on the world before anything is dropped; a
@@ -23,14 +24,14 @@ use crate::{Bundle, Component, Contains, Entity, World};
 
 /// Applies a buffer's queued removals, then its queued additions, storage by
 /// storage in declaration order, each queue in the order queued.
-pub(crate) fn apply_queues<W: World>(world: &mut W, commands: &mut Commands<W>) {
-    struct ApplyQueues<'a, W: World> {
+pub(crate) fn apply_queues<W: Storages>(world: &mut W, commands: &mut Commands<W>) {
+    struct ApplyQueues<'a, W: Storages> {
         commands: &'a mut Commands<W>,
         additions: bool,
     }
-    impl<W: World> EachStorage<W> for ApplyQueues<'_, W> {
+    impl<W: Storages> EachStorage<W> for ApplyQueues<'_, W> {
         type Out<C> = ();
-        fn visit<C: Component<W>>(&mut self, world: &mut W) {
+        fn visit<C: Column<W>>(&mut self, world: &mut W) {
             if self.additions {
                 apply_additions::<W, C>(world, self.commands);
             } else {
@@ -50,7 +51,7 @@ pub(crate) fn apply_queues<W: World>(world: &mut W, commands: &mut Commands<W>) 
 
 /// Applies the removals queued for `C` in a command buffer, in the order
 /// queued.
-fn apply_removals<W: Contains<C>, C: Component<W>>(world: &mut W, commands: &mut Commands<W>) {
+fn apply_removals<W: Contains<C>, C: Column<W>>(world: &mut W, commands: &mut Commands<W>) {
     let Commands {
         queues,
         progress,
@@ -62,7 +63,7 @@ fn apply_removals<W: Contains<C>, C: Component<W>>(world: &mut W, commands: &mut
         *len -= 1;
         match progress
             .resolve(entity)
-            .filter(|&real| world.is_alive(real))
+            .filter(|&real| world.allocator().is_alive(real))
         {
             Some(real) => drop(remove_now::<W, C>(world, real)),
             None => progress.reject(
@@ -77,7 +78,7 @@ fn apply_removals<W: Contains<C>, C: Component<W>>(world: &mut W, commands: &mut
 
 /// Applies the additions queued for `C` in a command buffer, in the order
 /// queued.
-fn apply_additions<W: Contains<C>, C: Component<W>>(world: &mut W, commands: &mut Commands<W>) {
+fn apply_additions<W: Contains<C>, C: Column<W>>(world: &mut W, commands: &mut Commands<W>) {
     let Commands {
         queues,
         progress,
@@ -89,7 +90,7 @@ fn apply_additions<W: Contains<C>, C: Component<W>>(world: &mut W, commands: &mu
         *len -= 1;
         let (value, reason) = match progress
             .resolve(entity)
-            .filter(|&real| world.is_alive(real))
+            .filter(|&real| world.allocator().is_alive(real))
         {
             Some(real) => match add_now::<W, C>(world, real, value, OnPresent::Reject) {
                 Ok(_) => continue,
@@ -208,7 +209,7 @@ pub fn advance_reservations_for_tests(n: u64) {
 
 /// A buffer of deferred changes for the world `W`: add, remove, despawn and
 /// spawn. Fill it while the world is borrowed (inside a query), then apply it
-/// with [`World::apply`], which applies spawns, then
+/// with [`World::apply`](crate::World::apply), which applies spawns, then
 /// removals, then additions, then despawns, and reports every command it
 /// could not apply.
 ///
@@ -218,7 +219,7 @@ pub fn advance_reservations_for_tests(n: u64) {
 ///
 /// If a component's `Drop` panics during `apply`, the buffer keeps every
 /// command not applied yet, and the next `apply` goes on from there; see
-/// [`World::apply`].
+/// [`World::apply`](crate::World::apply).
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -245,7 +246,7 @@ pub fn advance_reservations_for_tests(n: u64) {
 /// assert_eq!(report.spawned().len(), 1);
 /// assert_eq!(world.entity_count(), 2);
 /// ```
-pub struct Commands<W: World> {
+pub struct Commands<W: Storages> {
     pub(crate) queues: <W as Storages>::Queues,
     pub(crate) despawns: VecDeque<Entity>,
     /// Reserved handles handed out since the last completed apply, by
@@ -259,13 +260,13 @@ pub struct Commands<W: World> {
     pub(crate) len: usize,
 }
 
-impl<W: World> Default for Commands<W> {
+impl<W: Storages> Default for Commands<W> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<W: World> Commands<W> {
+impl<W: Storages> Commands<W> {
     /// An empty buffer.
     ///
     /// ```
@@ -470,7 +471,7 @@ impl<W: World> Commands<W> {
         while progress.made.len() < self.reserved {
             let ordinal = progress.made.len();
             self.len -= 1;
-            match world.try_spawn() {
+            match sync::spawn(world) {
                 Ok(entity) => {
                     progress.spawned.push(entity);
                     progress.made.push(Some(entity));
@@ -495,7 +496,7 @@ impl<W: World> Commands<W> {
             let despawned = self
                 .progress
                 .resolve(entity)
-                .is_some_and(|real| world.despawn(real));
+                .is_some_and(|real| detach::despawn(world, real));
             if !despawned {
                 self.progress
                     .reject(entity, CommandKind::Despawn, None, RejectReason::DeadEntity);
@@ -513,10 +514,10 @@ impl<W: World> Commands<W> {
     }
 }
 
-impl<W: World> fmt::Debug for Commands<W> {
+impl<W: Storages> fmt::Debug for Commands<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Commands")
-            .field("world", &W::NAME)
+            .field("world", &W::WORLD)
             .field("len", &self.len)
             .field("spawns", &(self.reserved - self.progress.made.len()))
             .field("despawns", &self.despawns.len())
@@ -560,7 +561,7 @@ pub enum RejectReason {
     OutOfIndices,
 }
 
-/// One command that [`World::apply`] could not apply.
+/// One command that [`World::apply`](crate::World::apply) could not apply.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -612,7 +613,7 @@ impl fmt::Display for Rejected {
     }
 }
 
-/// What [`World::apply`] did: the entities it spawned
+/// What [`World::apply`](crate::World::apply) did: the entities it spawned
 /// and the commands it could not apply. Check it, or log it: a rejected
 /// command's component has been dropped. After an apply that a panicking
 /// `Drop` stopped, the report of the apply that completes the buffer covers

@@ -6,6 +6,7 @@
 use core::any::type_name;
 use core::fmt;
 
+use crate::entity::OutOfIndices;
 use crate::Entity;
 
 /// Why a component could not be added. See [`AddError`].
@@ -200,22 +201,22 @@ impl<C> core::error::Error for AddError<C> {}
 /// }
 /// ```
 pub struct SpawnError<B = ()> {
-    limit: u32,
-    retired: u32,
+    cause: OutOfIndices,
     bundle: B,
 }
 
+impl SpawnError {
+    pub(crate) fn new(cause: OutOfIndices) -> Self {
+        SpawnError { cause, bundle: () }
+    }
+}
+
 impl<B> SpawnError<B> {
-    pub(crate) fn new(limit: u32, retired: u32, bundle: B) -> Self {
+    pub(crate) fn with_bundle<B2>(self, bundle: B2) -> SpawnError<B2> {
         SpawnError {
-            limit,
-            retired,
+            cause: self.cause,
             bundle,
         }
-    }
-
-    pub(crate) fn with_bundle<B2>(self, bundle: B2) -> SpawnError<B2> {
-        SpawnError::new(self.limit, self.retired, bundle)
     }
 
     /// Gives back the components the entity was to be spawned with.
@@ -236,20 +237,15 @@ impl<B> SpawnError<B> {
 
 impl<B> fmt::Display for SpawnError<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "cannot spawn: the world is out of entity indices (all {} are alive or retired, {} retired); \
-             despawn entities you no longer need, or raise the limit with `set_entity_limit`",
-            self.limit, self.retired
-        )
+        fmt::Display::fmt(&self.cause, f)
     }
 }
 
 impl<B> fmt::Debug for SpawnError<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SpawnError")
-            .field("limit", &self.limit)
-            .field("retired", &self.retired)
+            .field("limit", &self.cause.limit)
+            .field("retired", &self.cause.retired)
             .finish_non_exhaustive()
     }
 }

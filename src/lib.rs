@@ -178,11 +178,12 @@ pub mod __private {
     pub use ::static_assertions;
     pub use alloc::string::String;
 
-    pub use crate::deferred::Queue;
+    pub use crate::deferred::queue::Queue;
+    pub use crate::group::upkeep::refresh_groups;
     pub use crate::indices::{all_distinct, field_index};
     pub use crate::world::storages::{
-        new_allocator, new_storage, refresh_groups, take_part, Column, EachGroup, EachGroupRef,
-        EachStorage, EachStorageRef, Storages,
+        new_allocator, new_storage, take_part, Column, EachGroup, EachGroupRef, EachStorage,
+        EachStorageRef, Storages,
     };
 
     #[cfg(feature = "serde")]

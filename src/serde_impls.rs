@@ -33,7 +33,8 @@ use serde::ser::{SerializeStruct, SerializeTuple};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::entity::Slot;
-use crate::{Entity, EntityAllocator, SparseMap, World};
+use crate::world::storages::Storages;
+use crate::{Entity, EntityAllocator, SparseMap};
 
 // ----- Entity: a pair (index, generation) -----
 
@@ -262,7 +263,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for SparseMap<T> {
 
 /// What a `world!` with `#[derive(Serialize, Deserialize)]` implements so
 /// that [`deserialize_world`] can fill it. Generated; not public API.
-pub trait WorldFields: World {
+pub trait WorldFields: Storages {
     /// `"entities"`, then every storage's field name, in order.
     const SAVED_FIELDS: &'static [&'static str];
     /// One `Option` per field.
@@ -290,7 +291,12 @@ pub fn deserialize_world<'de, D: Deserializer<'de>, W: WorldFields>(
         type Value = W;
 
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "a `{}` world with fields {:?}", W::NAME, W::SAVED_FIELDS)
+            write!(
+                f,
+                "a `{}` world with fields {:?}",
+                W::WORLD,
+                W::SAVED_FIELDS
+            )
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<W, A::Error> {
@@ -306,7 +312,7 @@ pub fn deserialize_world<'de, D: Deserializer<'de>, W: WorldFields>(
         }
     }
 
-    deserializer.deserialize_struct(W::NAME, W::SAVED_FIELDS, WorldVisitor(PhantomData))
+    deserializer.deserialize_struct(W::WORLD, W::SAVED_FIELDS, WorldVisitor(PhantomData))
 }
 
 /// Stores the next map value in `slot`, refusing a field given twice.
@@ -349,9 +355,9 @@ pub fn loaded_storage<T>(entities: &EntityAllocator, mut storage: SparseMap<T>) 
     storage
 }
 
-/// Checks a loaded world against the world's invariants (see [`World`],
+/// Checks a loaded world against the world's invariants (see [`World`](crate::World),
 /// "Invariants") and packs its owning groups.
-pub fn finish_world<W: World>(mut world: W) -> Result<W, String> {
+pub fn finish_world<W: Storages>(mut world: W) -> Result<W, String> {
     crate::world::invariants::check_world(&world)?;
     // Loaded storages carry no group marks: pack the groups now.
     crate::group::refresh(&mut world);

@@ -47,8 +47,8 @@
 //! A query whose required components are exactly a group's (`(&mut A, &B)`,
 //! `(&A, &B)`, `(&mut A, &mut B)`, `(&A, With<B>)`, …) then visits slots
 //! `0..n` of each storage side by side: [`Join::for_each`](crate::Join::for_each),
-//! a `for` loop over [`World::query`] or
-//! [`World::query_mut`], and `par_for_each` (feature
+//! a `for` loop over [`World::query`](crate::World::query) or
+//! [`World::query_mut`](crate::World::query_mut), and `par_for_each` (feature
 //! `rayon`, which can then split *every* `&mut` storage). Other queries work
 //! as before; a group only changes the order of its storages, which is never
 //! promised anyway.
@@ -86,14 +86,12 @@ use crate::component::parts::BundleParts;
 use crate::indices::{covers, overlaps};
 use crate::seal::TOKEN;
 use crate::sparse_map::mark::Mark;
-use crate::world::storages::EachGroup;
 #[cfg(any(feature = "testing", feature = "serde"))]
 use crate::world::storages::EachGroupRef;
-use crate::{Entity, World};
+use crate::world::storages::{EachGroup, Packing, Storages};
+use crate::Entity;
 
-mod upkeep;
-
-pub(crate) use upkeep::Packing;
+pub(crate) mod upkeep;
 
 /// A storage's place in an owning group.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -143,7 +141,7 @@ impl GroupMark {
 /// [module docs](self).
 ///
 /// The only thing to do with it is to name it, in
-/// [`World::group_len`]:
+/// [`World::group_len`](crate::World::group_len):
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -165,23 +163,23 @@ impl GroupMark {
     label = "not a group of `{W}`",
     note = "a group lists 2 to 8 distinct components of `{W}`, as in `group (Position, Velocity);`"
 )]
-pub trait Group<W: World>: Packing<W> {}
+pub trait Group<W: Storages>: Packing<W> {}
 
-impl<W: World, G: Packing<W>> Group<W> for G {}
+impl<W: Storages, G: Packing<W>> Group<W> for G {}
 
 // ----- what the rest of the crate calls -----
 
 /// After `entities` gained the components of the bundle `B`: each group
 /// holding one of them takes in those that now have them all.
 #[inline]
-pub(crate) fn entered<W: World, B: BundleParts<W>>(world: &mut W, entities: &[Entity]) {
+pub(crate) fn entered<W: Storages, B: BundleParts<W>>(world: &mut W, entities: &[Entity]) {
     struct Entered<'a, B> {
         entities: &'a [Entity],
         bundle: core::marker::PhantomData<fn(B)>,
     }
-    impl<W: World, B: BundleParts<W>> EachGroup<W> for Entered<'_, B> {
+    impl<W: Storages, B: BundleParts<W>> EachGroup<W> for Entered<'_, B> {
         #[inline]
-        fn visit<G: Group<W>>(&mut self, world: &mut W) {
+        fn visit<G: Packing<W>>(&mut self, world: &mut W) {
             if const { overlaps(G::INDICES, B::INDICES) } {
                 // A batch that gave every group component to entities
                 // appended after a fully grouped storage extends the group.
@@ -205,14 +203,14 @@ pub(crate) fn entered<W: World, B: BundleParts<W>>(world: &mut W, entities: &[En
 /// Before `entity` loses the components of the bundle `B`: each group
 /// holding one of them lets it out.
 #[inline]
-pub(crate) fn leaving<W: World, B: BundleParts<W>>(world: &mut W, entity: Entity) {
+pub(crate) fn leaving<W: Storages, B: BundleParts<W>>(world: &mut W, entity: Entity) {
     struct Leaving<B> {
         entity: Entity,
         bundle: core::marker::PhantomData<fn(B)>,
     }
-    impl<W: World, B: BundleParts<W>> EachGroup<W> for Leaving<B> {
+    impl<W: Storages, B: BundleParts<W>> EachGroup<W> for Leaving<B> {
         #[inline]
-        fn visit<G: Group<W>>(&mut self, world: &mut W) {
+        fn visit<G: Packing<W>>(&mut self, world: &mut W) {
             if const { overlaps(G::INDICES, B::INDICES) } {
                 G::leave(world, self.entity, TOKEN);
             }
@@ -226,11 +224,11 @@ pub(crate) fn leaving<W: World, B: BundleParts<W>>(world: &mut W, entity: Entity
 
 /// Before `entity` loses every component: every group lets it out.
 #[inline]
-pub(crate) fn leaving_all<W: World>(world: &mut W, entity: Entity) {
+pub(crate) fn leaving_all<W: Storages>(world: &mut W, entity: Entity) {
     struct LeavingAll(Entity);
-    impl<W: World> EachGroup<W> for LeavingAll {
+    impl<W: Storages> EachGroup<W> for LeavingAll {
         #[inline]
-        fn visit<G: Group<W>>(&mut self, world: &mut W) {
+        fn visit<G: Packing<W>>(&mut self, world: &mut W) {
             G::leave(world, self.0, TOKEN);
         }
     }
@@ -239,11 +237,11 @@ pub(crate) fn leaving_all<W: World>(world: &mut W, entity: Entity) {
 
 /// Rebuilds every group that is not trusted (see the module docs).
 #[inline]
-pub(crate) fn refresh<W: World>(world: &mut W) {
+pub(crate) fn refresh<W: Storages>(world: &mut W) {
     struct Refresh;
-    impl<W: World> EachGroup<W> for Refresh {
+    impl<W: Storages> EachGroup<W> for Refresh {
         #[inline]
-        fn visit<G: Group<W>>(&mut self, world: &mut W) {
+        fn visit<G: Packing<W>>(&mut self, world: &mut W) {
             if G::len(world).is_none() {
                 G::rebuild(world, TOKEN);
             }
@@ -255,10 +253,10 @@ pub(crate) fn refresh<W: World>(world: &mut W) {
 /// Checks the invariant of every trusted group (see the `World` docs,
 /// "Invariants").
 #[cfg(any(feature = "testing", feature = "serde"))]
-pub(crate) fn check<W: World>(world: &W) -> Result<(), alloc::string::String> {
+pub(crate) fn check<W: Storages>(world: &W) -> Result<(), alloc::string::String> {
     struct Check(Result<(), alloc::string::String>);
-    impl<W: World> EachGroupRef<W> for Check {
-        fn visit<G: Group<W>>(&mut self, world: &W) {
+    impl<W: Storages> EachGroupRef<W> for Check {
+        fn visit<G: Packing<W>>(&mut self, world: &W) {
             if self.0.is_ok() {
                 self.0 = G::check(world);
             }
@@ -271,6 +269,6 @@ pub(crate) fn check<W: World>(world: &W) -> Result<(), alloc::string::String> {
 
 /// The number of entities in the group `G` of `world`, if it is trusted.
 #[inline]
-pub(crate) fn len<W: World, G: Group<W>>(world: &W) -> Option<usize> {
+pub(crate) fn len<W: Storages, G: Group<W>>(world: &W) -> Option<usize> {
     G::len(world)
 }

@@ -3,50 +3,15 @@
 
 use super::GroupMark;
 use crate::seal::{Token, TOKEN};
-use crate::{Contains, Entity, World};
-
-/// What one owning group does. Implemented for the tuples of 2 to 8
-/// components a `group (…);` line names. Sealed: the methods that change
-/// the packing take a [`Token`] only this crate can make.
-pub trait Packing<W: World> {
-    /// The storage index of each component, in the group's order.
-    const INDICES: &'static [usize];
-
-    /// The number of grouped entities, if the group is trusted: its
-    /// storages are in step with the world and agree on one packing.
-    fn len(world: &W) -> Option<usize>;
-
-    /// Packs the group from scratch under a fresh stamp, after bringing its
-    /// storages in step; returns its length.
-    fn rebuild(world: &mut W, token: Token) -> usize;
-
-    /// After `entity` gained a group component: if it now has them all,
-    /// moves it into the group.
-    fn enter(world: &mut W, entity: Entity, token: Token);
-
-    /// Before `entity` loses a group component: moves it out of the group.
-    fn leave(world: &mut W, entity: Entity, token: Token);
-
-    /// After `count` entities with every group component were appended to
-    /// each group storage: if the group held every entity of its storages
-    /// before, it now holds the appended ones too. Returns `false`, changing
-    /// nothing, otherwise.
-    fn append(world: &mut W, count: usize, token: Token) -> bool;
-
-    /// Writes the group's length into each of its storages' marks.
-    fn set_len(world: &mut W, len: usize, token: Token);
-
-    /// Checks the group's invariant, if it is trusted.
-    #[cfg(any(feature = "testing", feature = "serde"))]
-    fn check(world: &W) -> Result<(), alloc::string::String>;
-}
+use crate::world::storages::{Packing, Storages};
+use crate::{Contains, Entity};
 
 macro_rules! impl_group {
     ($size:literal; $first:ident $(, $rest:ident = $member:literal)+) => {
         #[allow(non_snake_case)]
         impl<W, $first, $($rest),+> Packing<W> for ($first, $($rest,)+)
         where
-            W: World + Contains<$first> $(+ Contains<$rest>)+,
+            W: Storages + Contains<$first> $(+ Contains<$rest>)+,
         {
             const INDICES: &'static [usize] =
                 &[<W as Contains<$first>>::INDEX $(, <W as Contains<$rest>>::INDEX)+];
@@ -210,3 +175,10 @@ impl_group!(5; A, B = 1, C = 2, D = 3, E = 4);
 impl_group!(6; A, B = 1, C = 2, D = 3, E = 4, F = 5);
 impl_group!(7; A, B = 1, C = 2, D = 3, E = 4, F = 5, G = 6);
 impl_group!(8; A, B = 1, C = 2, D = 3, E = 4, F = 5, G = 6, H = 7);
+
+/// Packs a new world's groups (they start empty and trusted): for the
+/// macro's `W::with_capacity`.
+#[inline]
+pub fn refresh_groups<W: Storages>(world: &mut W) {
+    super::refresh(world);
+}

@@ -65,7 +65,8 @@ macro_rules! __world_struct {
     };
 }
 
-/// The constructors, `Default`, `World` and the sealed `Storages` plumbing:
+/// The constructors, `Default` and the sealed `Storages` plumbing (every
+/// `Storages` is a `World`):
 /// the split borrow, the command queues, and the visitors over every storage
 /// (the groups' come from `__world_groups!`). Not public API.
 #[doc(hidden)] // Called by `__world_declare!` only.
@@ -119,13 +120,10 @@ macro_rules! __world_storages {
             }
         }
 
-        impl $crate::World for $name {
-            const NAME: &'static str = $crate::__private::core::stringify!($name);
-            const COMPONENT_NAMES: &'static [&'static str] =
-                &[$($crate::__private::core::stringify!($ty)),+];
-        }
-
         impl $crate::__private::Storages for $name {
+            const WORLD: &'static str = $crate::__private::core::stringify!($name);
+            const COMPONENTS: &'static [&'static str] =
+                &[$($crate::__private::core::stringify!($ty)),+];
             type Parts<'a> = __Parts<'a>;
             type Queues = __Queues;
             const FIELDS: &'static [&'static str] = __FIELDS;
@@ -200,28 +198,25 @@ macro_rules! __world_groups {
     };
 }
 
-/// One `Component` and one `Column` impl per component: where the world
-/// keeps it. Not public API.
+/// One `Column` impl per component: where the world keeps it (the public
+/// `Component` and `Contains` follow from it). Not public API.
 #[doc(hidden)] // Called by `__world_declare!` only.
 #[macro_export]
 macro_rules! __world_components {
     ($name:ident { $($field:ident : $ty:ty),+ }) => {
         $(
-            impl $crate::Component<$name> for $ty {
-                const INDEX: usize =
+            impl $crate::__private::Column<$name> for $ty {
+                const FIELD: usize =
                     $crate::__private::field_index(__FIELDS, $crate::__private::core::stringify!($field));
 
                 #[inline]
-                fn storage(world: &$name) -> &$crate::SparseMap<$ty> {
+                fn field(world: &$name) -> &$crate::SparseMap<$ty> {
                     &world.$field
                 }
                 #[inline]
-                fn storage_mut(world: &mut $name) -> &mut $crate::SparseMap<$ty> {
+                fn field_mut(world: &mut $name) -> &mut $crate::SparseMap<$ty> {
                     &mut world.$field
                 }
-            }
-
-            impl $crate::__private::Column<$name> for $ty {
                 #[inline]
                 fn take<'a>(parts: &mut __Parts<'a>) -> &'a mut $crate::SparseMap<$ty>
                 where

@@ -9,7 +9,7 @@
 //! * `declare.rs`: `__world_declare!` emits the struct (`__world_struct!`)
 //!   and, in one `const _: () = { … };`, the constructors and the
 //!   `Storages` plumbing (`__world_storages!`), the owning groups' index
-//!   list, check and visitors (`__world_groups!`), and one `Component` impl
+//!   list, check and visitors (`__world_groups!`), and one `Column` impl
 //!   per component (`__world_components!`);
 //! * `serde.rs`: the serde impls, when derived.
 //!
@@ -79,7 +79,7 @@ mod serde;
 /// it; `Debug` and `Clone` can be derived when every component has them. Every field is `pub`; the allocator is
 /// the `pub entities` field, so no component field may be named `entities`.
 /// Each component type may appear once: a type listed twice is a compile
-/// error (conflicting `Component` impls).
+/// error (conflicting impls).
 ///
 /// Field names in the first form come from `paste`'s snake_case, which splits
 /// at every capital: `HttpServer` becomes `http_server`, but `HTTPServer`
@@ -89,8 +89,10 @@ mod serde;
 ///
 /// * `pub struct W { pub entities: EntityAllocator, pub a: SparseMap<A>, pub b: SparseMap<B> }`;
 /// * `W::new()`, `W::with_capacity(n)` and `Default`;
-/// * `impl World for W` (all the world methods: `spawn`, `add`, `query`, …);
-/// * `impl Component<W> for A` and `impl Component<W> for B`, which give
+/// * the hidden plumbing: one impl for `W` (its fields, reached generically)
+///   and one for each of `A` and `B` (where `W` keeps it);
+/// * from which `W: World` (all the world methods: `spawn`, `add`, `query`,
+///   …), `A: Component<W>`, `B: Component<W>` and
 ///   `W: Contains<A> + Contains<B>`.
 #[macro_export]
 macro_rules! world {

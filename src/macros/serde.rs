@@ -102,24 +102,24 @@ macro_rules! __world_deserialize {
                 seq: &mut __A,
             ) -> $crate::__private::core::result::Result<__Partial, __A::Error> {
                 let mut position = 0;
-                let entities = $crate::__private::read_next(seq, position, Self::NAME)?;
+                let entities = $crate::__private::read_next(seq, position, <Self as $crate::__private::Storages>::WORLD)?;
                 $(
                     position += 1;
-                    let $field = $crate::__private::read_next(seq, position, Self::NAME)?;
+                    let $field = $crate::__private::read_next(seq, position, <Self as $crate::__private::Storages>::WORLD)?;
                 )+
                 let _ = position;
                 $crate::__private::core::result::Result::Ok(__Partial { entities, $($field),+ })
             }
 
             fn finish(partial: __Partial) -> $crate::__private::core::result::Result<Self, $crate::__private::String> {
-                let entities = $crate::__private::required(partial.entities, "entities", Self::NAME)?;
+                let entities = $crate::__private::required(partial.entities, "entities", <Self as $crate::__private::Storages>::WORLD)?;
                 $(
                     let $field = $crate::__private::loaded_storage(
                         &entities,
                         $crate::__private::required(
                             partial.$field,
                             $crate::__private::core::stringify!($field),
-                            Self::NAME,
+                            <Self as $crate::__private::Storages>::WORLD,
                         )?,
                     );
                 )+

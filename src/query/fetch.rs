@@ -9,9 +9,9 @@
 
 use core::slice;
 
+use super::filters::{Maybe, With, Without};
 use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
-use super::{Maybe, With, Without};
 use crate::sparse_map::ViewMut;
 use crate::{Entity, SparseMap};
 

@@ -48,11 +48,11 @@ pub fn join<'w, T: IntoFetch<'w>>(storages: T) -> Join<'w, T::Fetch> {
     Join::new(storages.into_fetch())
 }
 
-/// A query ready to run: made by [`World::query_mut`]
+/// A query ready to run: made by [`World::query_mut`](crate::World::query_mut)
 /// or [`join`].
 ///
 /// [`for_each`](Join::for_each) runs any query; a `for` loop and
-/// `par_for_each` work for the shapes listed in the [module docs](self).
+/// `par_for_each` work for the shapes listed in the [module docs](crate::query).
 ///
 /// ```
 /// use typed_ecs::prelude::*;

@@ -53,6 +53,7 @@
 //! ([`Join`], [`join`]) and `par.rs` (`par_for_each`).
 
 pub(crate) mod fetch;
+mod filters;
 mod iter;
 mod join;
 #[cfg(feature = "rayon")]
@@ -62,6 +63,7 @@ mod rows;
 mod terms;
 
 pub use fetch::{AtMostOne, Fetch, IntoFetch, ReadOnly};
+pub use filters::{Maybe, With, Without};
 pub use iter::QueryIter;
 pub use join::{join, Join};
-pub use terms::{Maybe, Query, QueryMut, QueryTerm, With, Without};
+pub use terms::{Query, QueryMut, QueryTerm};

@@ -1,86 +1,13 @@
 //! Query types: what a query names (`&C`, `&mut C`, `Option<…>`, [`With`],
 //! [`Without`], tuples), and how each becomes a [`Fetch`] over a world's
-//! storages.
+//! storages. The filter types themselves are in `filters.rs`.
 
 use super::fetch::{Fetch, FromStorage, ReadOnly};
+use super::filters::{Maybe, With, Without};
 use crate::indices::{all_distinct, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
 use crate::world::storages::{ColumnOf, Storages};
 use crate::world::sync;
-use crate::{Contains, SparseMap, World};
-
-/// Filter: only entities that have a `C`. Yields `()`.
-///
-/// In a query type, `With<C>` names a component; in a [`join`],
-/// `With(&world.c)` wraps the storage.
-///
-/// ```
-/// use typed_ecs::prelude::*;
-///
-/// struct Pos(i32);
-/// struct Player;
-/// world! { struct Game<Pos, Player>; }
-///
-/// let mut world = Game::new();
-/// world.spawn_with((Pos(1), Player));
-/// world.spawn_with((Pos(2),));
-/// let mut players = 0;
-/// world.query_mut::<(&mut Pos, With<Player>)>().for_each(|_, (pos, ())| {
-///     pos.0 += 10;
-///     players += 1;
-/// });
-/// assert_eq!(players, 1);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct With<T>(pub T);
-
-/// Filter: only entities that have no `C`. Yields `()`.
-///
-/// In a query type, `Without<C>` names a component; in a [`join`],
-/// `Without(&world.c)` wraps the storage.
-///
-/// ```
-/// use typed_ecs::prelude::*;
-///
-/// struct Pos(i32);
-/// struct Frozen;
-/// world! { struct Game<Pos, Frozen>; }
-///
-/// let mut world = Game::new();
-/// let moving = world.spawn_with((Pos(1),));
-/// let frozen = world.spawn_with((Pos(1), Frozen));
-/// for (_, (pos, ())) in world.query_mut::<(&mut Pos, Without<Frozen>)>() {
-///     pos.0 += 1;
-/// }
-/// assert_eq!(world.get::<Pos>(moving).unwrap().0, 2);
-/// assert_eq!(world.get::<Pos>(frozen).unwrap().0, 1);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Without<T>(pub T);
-
-/// An optional storage in a [`join`]: yields `Some(item)` when the entity has
-/// the component and `None` otherwise, and never excludes an entity. The
-/// query-type spelling is `Option<&C>` / `Option<&mut C>`.
-///
-/// ```
-/// use typed_ecs::prelude::*;
-/// use typed_ecs::query::{join, Maybe};
-///
-/// struct Pos(i32);
-/// struct Boost(i32);
-/// world! { struct Game<Pos, Boost>; }
-///
-/// let mut world = Game::new();
-/// world.spawn_with((Pos(0), Boost(5)));
-/// world.spawn_with((Pos(0),));
-/// join((&mut world.pos, Maybe(&world.boost))).for_each(|_, (pos, boost)| {
-///     pos.0 += boost.map_or(1, |b| b.0);
-/// });
-/// let mut totals: Vec<i32> = world.pos.values().iter().map(|p| p.0).collect();
-/// totals.sort();
-/// assert_eq!(totals, [1, 5]);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Maybe<T>(pub T);
+use crate::{Contains, SparseMap};
 
 /// A read-only query over a world `W`: `&C`, `Option<&C>`, [`With<C>`] or
 /// [`Without<C>`] for components `C` of `W`, or a tuple of up to 12 queries
@@ -211,7 +138,7 @@ impl_query_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9, Q10, Q11);
     note = "a mutable query element is `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>` or \
             `Without<C>` for a component `C` of `{W}`"
 )]
-pub trait QueryTerm<'w, W: World + 'w> {
+pub trait QueryTerm<'w, W: Storages + 'w> {
     /// The component the element names.
     type Component;
 
@@ -306,13 +233,13 @@ impl_query_term! {
     note = "a mutable query is one of `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>`, \
             `Without<C>` for a component `C` of `{W}`, or a tuple of up to 8 of them"
 )]
-pub trait QueryMut<'w, W: World + 'w>: QueryParts<'w, W> {}
+pub trait QueryMut<'w, W: Storages + 'w>: QueryParts<'w, W> {}
 
-impl<'w, W: World + 'w, Q: QueryParts<'w, W>> QueryMut<'w, W> for Q {}
+impl<'w, W: Storages + 'w, Q: QueryParts<'w, W>> QueryMut<'w, W> for Q {}
 
 /// How a mutable query takes its storages from a world: the interface of
 /// [`QueryMut`]. Sealed. `Q::Fetch` is the query's [`Fetch`].
-pub trait QueryParts<'w, W: World + 'w> {
+pub trait QueryParts<'w, W: Storages + 'w> {
     /// The borrowed storages.
     type Fetch: Fetch<'w>;
 
@@ -342,7 +269,7 @@ pub trait QueryParts<'w, W: World + 'w> {
 
 macro_rules! impl_query_mut_tuples {
     ($($q:ident),+) => {
-        impl<'w, W: World + 'w, $($q: QueryTerm<'w, W> + 'w),+> QueryParts<'w, W> for ($($q,)+)
+        impl<'w, W: Storages + 'w, $($q: QueryTerm<'w, W> + 'w),+> QueryParts<'w, W> for ($($q,)+)
         where
             $(W: Contains<$q::Component>,)+
         {

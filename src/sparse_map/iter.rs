@@ -1,7 +1,5 @@
 //! Iterators over a storage's entity array and value array in step.
 
-#[cfg(doc)]
-use super::SparseMap;
 use crate::Entity;
 
 /// Writes an iterator over a storage's entity array and value array in step.
@@ -41,7 +39,8 @@ macro_rules! pair_iter {
 }
 
 pair_iter!(
-    /// Iterator over `(Entity, &T)` of a [`SparseMap`], made by [`SparseMap::iter`].
+    /// Iterator over `(Entity, &T)` of a [`SparseMap`](super::SparseMap), made by
+    /// [`SparseMap::iter`](super::SparseMap::iter).
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
@@ -56,8 +55,8 @@ pair_iter!(
 );
 
 pair_iter!(
-    /// Iterator over `(Entity, &mut T)` of a [`SparseMap`], made by
-    /// [`SparseMap::iter_mut`], and of a query over one `&mut T`.
+    /// Iterator over `(Entity, &mut T)` of a [`SparseMap`](super::SparseMap), made
+    /// by [`SparseMap::iter_mut`](super::SparseMap::iter_mut), and of a query over one `&mut T`.
     ///
     /// ```
     /// # use typed_ecs::prelude::*;

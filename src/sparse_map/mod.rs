@@ -847,6 +847,36 @@ impl<T: fmt::Debug> fmt::Debug for SparseMap<T> {
     }
 }
 
+impl<T> SparseMap<T> {
+    /// A view that can change values but not membership. See [`ViewMut`].
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Hp(i32);
+    /// # world! { struct Game<Hp>; }
+    /// let mut world = Game::new();
+    /// world.spawn_with((Hp(1),));
+    /// assert_eq!(world.hp.view_mut().len(), 1);
+    /// ```
+    #[inline]
+    pub fn view_mut(&mut self) -> ViewMut<'_, T> {
+        ViewMut::new(
+            &self.set.sparse,
+            &self.set.dense,
+            &mut self.set.data,
+            self.mark.0,
+            self.synced,
+        )
+    }
+}
+
+impl<'w, T> From<&'w mut SparseMap<T>> for ViewMut<'w, T> {
+    #[inline]
+    fn from(map: &'w mut SparseMap<T>) -> Self {
+        map.view_mut()
+    }
+}
+
 impl<'a, T> IntoIterator for &'a SparseMap<T> {
     type Item = (Entity, &'a T);
     type IntoIter = Iter<'a, T>;

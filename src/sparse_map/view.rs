@@ -5,13 +5,13 @@ use core::fmt;
 use super::iter::IterMut;
 use super::mark::Mark;
 use super::pages::Pages;
-use super::SparseMap;
 use crate::entity::SyncStamp;
 use crate::Entity;
 
-/// A mutable view of a [`SparseMap`]: its values can be changed, but not
+/// A mutable view of a [`SparseMap`](super::SparseMap): its values can be changed, but not
 /// which entities have one. This is what a mutable query holds for each
-/// `&mut C`; make one with `(&mut map).into()` or [`SparseMap::view_mut`].
+/// `&mut C`; make one with `(&mut map).into()` or
+/// [`SparseMap::view_mut`](super::SparseMap::view_mut).
 ///
 /// It splits the map into a shared sparse index, a shared entity array and a
 /// mutable value array, so the entity array can drive a query while values
@@ -43,34 +43,24 @@ pub struct ViewMut<'w, T> {
     stamp: SyncStamp,
 }
 
-impl<T> SparseMap<T> {
-    /// A view that can change values but not membership. See [`ViewMut`].
-    ///
-    /// ```
-    /// # use typed_ecs::prelude::*;
-    /// # struct Hp(i32);
-    /// # world! { struct Game<Hp>; }
-    /// let mut world = Game::new();
-    /// world.spawn_with((Hp(1),));
-    /// assert_eq!(world.hp.view_mut().len(), 1);
-    /// ```
+impl<'w, T> ViewMut<'w, T> {
+    /// A view of a storage's parts (for [`SparseMap::view_mut`](super::SparseMap::view_mut)).
     #[inline]
-    pub fn view_mut(&mut self) -> ViewMut<'_, T> {
+    pub(super) fn new(
+        sparse: &'w Pages,
+        dense: &'w [Entity],
+        data: &'w mut [T],
+        mark: Mark,
+        stamp: SyncStamp,
+    ) -> Self {
         ViewMut {
-            sparse: &self.set.sparse,
-            dense: &self.set.dense,
-            data: &mut self.set.data,
+            sparse,
+            dense,
+            data,
             offset: 0,
-            mark: self.mark.0,
-            stamp: self.synced,
+            mark,
+            stamp,
         }
-    }
-}
-
-impl<'w, T> From<&'w mut SparseMap<T>> for ViewMut<'w, T> {
-    #[inline]
-    fn from(map: &'w mut SparseMap<T>) -> Self {
-        map.view_mut()
     }
 }
 
@@ -153,7 +143,7 @@ impl<'w, T> ViewMut<'w, T> {
     }
 
     /// `entity`'s value, mutably, trying dense slot `slot` first (see
-    /// [`SparseMap::index_of_at`]).
+    /// [`SparseMap::index_of_at`](super::SparseMap::index_of_at)).
     #[inline]
     pub(crate) fn get_mut_at(&mut self, entity: Entity, slot: usize) -> Option<&mut T> {
         let slot = match self.dense.get(slot) {

@@ -5,21 +5,34 @@
 
 use alloc::vec::Vec;
 
-use super::storages::EachStorage;
-use crate::{Component, Entity, World};
+use super::storages::{Column, EachStorage, Storages};
+use crate::Entity;
 
 /// `despawn`: detaches the entity's value and queued changes from every
 /// storage, then frees the entity, then drops what was detached. Storages in
 /// step stay in step (they are stamped with what the allocator will be once
 /// the entity is freed); one that is not stays behind, to be brought in step
 /// when the world next uses it.
-pub(super) struct Despawn(pub(super) Entity);
+/// Despawns `entity`: every group lets it out, every storage detaches its
+/// values, the allocator retires it, and only then are the values dropped.
+/// `false`, changing nothing, if `entity` is not alive.
+#[inline]
+pub(crate) fn despawn<W: Storages>(world: &mut W, entity: Entity) -> bool {
+    if !world.allocator().is_alive(entity) {
+        return false;
+    }
+    crate::group::leaving_all(world, entity);
+    world.each(&mut Despawn(entity));
+    true
+}
 
-impl<W: World> EachStorage<W> for Despawn {
+struct Despawn(Entity);
+
+impl<W: Storages> EachStorage<W> for Despawn {
     type Out<C> = (Option<C>, Option<C>);
 
     #[inline]
-    fn visit<C: Component<W>>(&mut self, world: &mut W) -> (Option<C>, Option<C>) {
+    fn visit<C: Column<W>>(&mut self, world: &mut W) -> (Option<C>, Option<C>) {
         let (entities, storage) = C::split(world);
         let detached = storage.purge(self.0);
         if storage.is_synced(entities.stamp()) {
@@ -38,12 +51,12 @@ impl<W: World> EachStorage<W> for Despawn {
 /// `remove_all`: detaches the entity's values (its queued changes stay).
 pub(super) struct RemoveAll(pub(super) Entity);
 
-impl<W: World> EachStorage<W> for RemoveAll {
+impl<W: Storages> EachStorage<W> for RemoveAll {
     type Out<C> = Option<C>;
 
     #[inline]
-    fn visit<C: Component<W>>(&mut self, world: &mut W) -> Option<C> {
-        C::storage_mut(world).remove(self.0)
+    fn visit<C: Column<W>>(&mut self, world: &mut W) -> Option<C> {
+        C::field_mut(world).remove(self.0)
     }
 }
 
@@ -51,10 +64,10 @@ impl<W: World> EachStorage<W> for RemoveAll {
 /// drops what was taken. Every storage ends in step.
 pub(super) struct Clear;
 
-impl<W: World> EachStorage<W> for Clear {
+impl<W: Storages> EachStorage<W> for Clear {
     type Out<C> = (Vec<C>, Vec<C>);
 
-    fn visit<C: Component<W>>(&mut self, world: &mut W) -> (Vec<C>, Vec<C>) {
+    fn visit<C: Column<W>>(&mut self, world: &mut W) -> (Vec<C>, Vec<C>) {
         let (entities, storage) = C::split(world);
         let taken = storage.take_all();
         storage.set_synced(entities.next_stamp());

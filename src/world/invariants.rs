@@ -1,28 +1,28 @@
-//! The world's invariants (see [`World`], "Invariants"), checked by one
+//! The world's invariants (see [`World`](crate::World), "Invariants"), checked by one
 //! function: `assert_invariants` panics with what it finds, and loading a
 //! saved world returns it as the error.
 
 use alloc::string::String;
 
-use super::storages::EachStorageRef;
-use crate::{Component, EntityAllocator, SparseMap, World};
+use super::storages::{Column, EachStorageRef, Storages};
+use crate::{EntityAllocator, SparseMap};
 
 /// Checks the world's invariants, saying which is broken.
-pub(crate) fn check_world<W: World>(world: &W) -> Result<(), String> {
+pub(crate) fn check_world<W: Storages>(world: &W) -> Result<(), String> {
     world
         .allocator()
         .check()
         .map_err(|problem| alloc::format!("the allocator: {problem}"))?;
-    struct Storages(Result<(), String>);
-    impl<W: World> EachStorageRef<W> for Storages {
-        fn visit<C: Component<W>>(&mut self, world: &W) {
+    struct EachChecked(Result<(), String>);
+    impl<W: Storages> EachStorageRef<W> for EachChecked {
+        fn visit<C: Column<W>>(&mut self, world: &W) {
             if self.0.is_ok() {
-                let name = W::COMPONENT_NAMES[C::INDEX];
-                self.0 = check_storage(world.allocator(), name, C::storage(world));
+                let name = W::COMPONENTS[C::FIELD];
+                self.0 = check_storage(world.allocator(), name, C::field(world));
             }
         }
     }
-    let mut storages = Storages(Ok(()));
+    let mut storages = EachChecked(Ok(()));
     world.each_ref(&mut storages);
     storages.0?;
     crate::group::check(world)

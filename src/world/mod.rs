@@ -26,7 +26,7 @@ use crate::query::{Join, Query, QueryIter, QueryMut};
 use crate::seal::TOKEN;
 use crate::{Bundle, Contains, Entity, SparseMap};
 
-mod detach;
+pub(crate) mod detach;
 #[cfg(any(feature = "testing", feature = "serde"))]
 pub(crate) mod invariants;
 pub(crate) mod storages;
@@ -35,8 +35,10 @@ pub(crate) mod sync;
 use storages::{ColumnOf, Storages};
 pub(crate) use sync::sync;
 
-/// Everything a world can do. Implemented by [`world!`](crate::world) for the
-/// struct it declares; bring it into scope with `use typed_ecs::prelude::*`.
+/// Everything a world can do. Every struct [`world!`](crate::world) declares
+/// is a `World` (one blanket impl over the plumbing the macro writes); bring
+/// it into scope with `use typed_ecs::prelude::*`. So is every `W` with a
+/// [`Contains<C>`] bound, which is the bound to write in generic code.
 ///
 /// Methods that take a component type are generic over `C` with the bound
 /// `Self: Contains<C>`, so naming a component the world does not declare is
@@ -131,9 +133,7 @@ pub trait World: Storages {
     /// ```
     #[inline]
     fn try_spawn(&mut self) -> Result<Entity, SpawnError> {
-        // A storage from elsewhere may hold the handle about to be made.
-        sync::sync_all(self);
-        self.allocator_mut().try_alloc()
+        sync::spawn(self).map_err(SpawnError::new)
     }
 
     /// Makes a new entity with the components in `bundle`, a tuple.
@@ -179,6 +179,7 @@ pub trait World: Storages {
         match self.try_spawn() {
             Ok(entity) => {
                 bundle.insert_into(self, entity, TOKEN);
+                crate::group::entered::<Self, B>(self, core::slice::from_ref(&entity));
                 Ok(entity)
             }
             Err(error) => Err(error.with_bundle(bundle)),
@@ -277,9 +278,8 @@ pub trait World: Storages {
         };
         match failed {
             None => Ok(spawned),
-            Some((error, bundle)) => {
-                Err(error.with_bundle((spawned, core::iter::once(bundle).chain(bundles))))
-            }
+            Some((error, bundle)) => Err(SpawnError::new(error)
+                .with_bundle((spawned, core::iter::once(bundle).chain(bundles)))),
         }
     }
 
@@ -303,12 +303,7 @@ pub trait World: Storages {
     /// ```
     #[inline]
     fn despawn(&mut self, entity: Entity) -> bool {
-        if !self.is_alive(entity) {
-            return false;
-        }
-        crate::group::leaving_all(self, entity);
-        self.each(&mut detach::Despawn(entity));
-        true
+        detach::despawn(self, entity)
     }
 
     /// Queues `entity` to be despawned at the next
@@ -1176,6 +1171,11 @@ pub trait World: Storages {
             panic!("{}: {problem}", Self::NAME);
         }
     }
+}
+
+impl<W: Storages> World for W {
+    const NAME: &'static str = W::WORLD;
+    const COMPONENT_NAMES: &'static [&'static str] = W::COMPONENTS;
 }
 
 /// A batch spawn in progress: values are pushed bundle by bundle, and when

@@ -1,26 +1,40 @@
 //! The sealed plumbing `world!` implements: a world's fields, reached
 //! generically.
 //!
-//! [`Storages`] gives the allocator, the split borrow a query takes its
-//! storages from, the type of a command buffer's queues, and one visitor
-//! over every storage and one over every owning group. Everything that must
-//! touch every field (despawning, clearing, the sync point, applying
-//! commands, checking invariants, bringing storages in step, group upkeep) is
-//! a small visitor in this crate, written once: a new mechanism adds a
-//! visitor, not a method to [`World`].
+//! The macro implements two traits, and nothing else: [`Storages`] for the
+//! world (its name, the allocator, the split borrow a query takes its
+//! storages from, the type of a command buffer's queues, one visitor over
+//! every storage and one over every owning group) and [`Column`] for each
+//! component (where the world keeps it). The public traits are views of
+//! these: [`Component`](crate::Component) and [`Contains`](crate::Contains)
+//! of [`Column`], [`World`](crate::World) of [`Storages`], each implemented
+//! for everything the plumbing covers.
 //!
-//! The macro reaches these traits as `$crate::__private::…`; nothing in them
-//! lets code outside this crate do more than it can with the world's public
-//! fields.
+//! Everything that must touch every field (despawning, clearing, the sync
+//! point, applying commands, checking invariants, bringing storages in step,
+//! group upkeep) is a small visitor in the module of its mechanism, written
+//! once: a new mechanism adds a visitor, not a method to `World`.
+//!
+//! This module sits below every mechanism: it imports only the storage, the
+//! entity allocator, the token and the command queue type. The macro reaches
+//! these traits as `$crate::__private::…`; nothing in them lets code outside
+//! this crate do more than it can with the world's public fields (the group
+//! methods that could break a packing take a [`Token`]).
 
-use crate::deferred::Queue;
-use crate::group::Group;
-use crate::{Component, EntityAllocator, SparseMap, World};
+use crate::deferred::queue::Queue;
+use crate::seal::Token;
+use crate::{Entity, EntityAllocator, SparseMap};
 
 /// What `world!` implements for every world: the plumbing behind the
-/// [`World`] methods. Not public API: reachable only as
-/// `typed_ecs::__private::Storages`, for the macro.
+/// [`World`](crate::World) methods, which every `Storages` gets. Not public
+/// API: reachable only as `typed_ecs::__private::Storages`, for the macro.
 pub trait Storages: Sized {
+    /// The world's type name, as written in `world!`.
+    const WORLD: &'static str;
+
+    /// The component types, as written in `world!`, in declaration order.
+    const COMPONENTS: &'static [&'static str];
+
     /// One `Option<&mut SparseMap<C>>` per component: the world split into
     /// disjoint borrows, from which a query takes its storages.
     type Parts<'a>
@@ -49,25 +63,17 @@ pub trait Storages: Sized {
     /// Calls `visitor.visit::<C>(self)` for every component `C`, in
     /// declaration order, then `visitor.done(self, outs)` with what the
     /// visits returned (see [`EachStorage`]).
-    fn each<V: EachStorage<Self>>(&mut self, visitor: &mut V)
-    where
-        Self: World;
+    fn each<V: EachStorage<Self>>(&mut self, visitor: &mut V);
 
     /// Calls `visitor.visit::<C>(self)` for every component `C`, reading.
-    fn each_ref<V: EachStorageRef<Self>>(&self, visitor: &mut V)
-    where
-        Self: World;
+    fn each_ref<V: EachStorageRef<Self>>(&self, visitor: &mut V);
 
     /// Calls `visitor.visit::<G>(self)` for every owning group `G`, in
     /// declaration order.
-    fn each_group<V: EachGroup<Self>>(&mut self, visitor: &mut V)
-    where
-        Self: World;
+    fn each_group<V: EachGroup<Self>>(&mut self, visitor: &mut V);
 
     /// Calls `visitor.visit::<G>(self)` for every owning group `G`, reading.
-    fn each_group_ref<V: EachGroupRef<Self>>(&self, visitor: &mut V)
-    where
-        Self: World;
+    fn each_group_ref<V: EachGroupRef<Self>>(&self, visitor: &mut V);
 }
 
 /// A visitor of every storage of a world, which may change them.
@@ -77,12 +83,12 @@ pub trait Storages: Sized {
 /// [`done`](EachStorage::done) at the end, in a nested tuple, so values
 /// detached from every storage are dropped only once every storage is
 /// consistent: a panicking `Drop` cannot leave a world half-updated.
-pub trait EachStorage<W: World> {
+pub trait EachStorage<W: Storages> {
     /// What one visit returns.
     type Out<C>;
 
     /// Visits `C`'s storage.
-    fn visit<C: Component<W>>(&mut self, world: &mut W) -> Self::Out<C>;
+    fn visit<C: Column<W>>(&mut self, world: &mut W) -> Self::Out<C>;
 
     /// Runs after every visit, with what they returned; drops it unless
     /// overridden.
@@ -93,27 +99,42 @@ pub trait EachStorage<W: World> {
 }
 
 /// A visitor of every storage of a world, reading.
-pub trait EachStorageRef<W: World> {
+pub trait EachStorageRef<W: Storages> {
     /// Visits `C`'s storage.
-    fn visit<C: Component<W>>(&mut self, world: &W);
+    fn visit<C: Column<W>>(&mut self, world: &W);
 }
 
 /// A visitor of every owning group of a world, which may change them.
-pub trait EachGroup<W: World> {
+pub trait EachGroup<W: Storages> {
     /// Visits the group `G`.
-    fn visit<G: Group<W>>(&mut self, world: &mut W);
+    fn visit<G: Packing<W>>(&mut self, world: &mut W);
 }
 
 /// A visitor of every owning group of a world, reading.
-pub trait EachGroupRef<W: World> {
+pub trait EachGroupRef<W: Storages> {
     /// Visits the group `G`.
-    fn visit<G: Group<W>>(&mut self, world: &W);
+    fn visit<G: Packing<W>>(&mut self, world: &W);
 }
 
-/// What `world!` implements for every component, beside [`Component`]: where
-/// the component's storage is in the world's split borrow and in a command
-/// buffer's queues. Not public API.
+/// What `world!` implements for every component: where the world keeps it.
+/// [`Component`](crate::Component) and [`Contains`](crate::Contains) are the
+/// public views of it. Not public API.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component of `{W}`",
+    label = "`{W}` has no storage for `{Self}`",
+    note = "add `{Self}` to the component list in the `world!` declaration of `{W}`"
+)]
 pub trait Column<W: Storages>: Sized {
+    /// The position of this component's field among the world's fields
+    /// ([`Storages::FIELDS`]), which is its [`Component::INDEX`](crate::Component::INDEX).
+    const FIELD: usize;
+
+    /// The world's storage of this component.
+    fn field(world: &W) -> &SparseMap<Self>;
+
+    /// The world's storage of this component, mutably.
+    fn field_mut(world: &mut W) -> &mut SparseMap<Self>;
+
     /// Takes this component's storage out of the world's split borrow. Each
     /// storage is taken at most once per split: queries naming a component
     /// twice are rejected at compile time.
@@ -131,6 +152,11 @@ pub trait Column<W: Storages>: Sized {
 /// The world-side view of [`Column`]: what generic code bounded by
 /// `W: Contains<C>` reaches (every [`Contains`](crate::Contains) is one).
 /// Implemented for every world and each of its components.
+#[diagnostic::on_unimplemented(
+    message = "`{C}` is not a component of `{Self}`",
+    label = "`{Self}` has no storage for `{C}`",
+    note = "add `{C}` to the component list in the `world!` declaration of `{Self}`"
+)]
 pub trait ColumnOf<C>: Storages {
     /// See [`Column::take`].
     fn take<'a>(parts: &mut Self::Parts<'a>) -> &'a mut SparseMap<C>
@@ -144,7 +170,7 @@ pub trait ColumnOf<C>: Storages {
     fn split(&mut self) -> (&EntityAllocator, &mut SparseMap<C>);
 }
 
-impl<W: World, C: Component<W>> ColumnOf<C> for W {
+impl<W: Storages, C: Column<W>> ColumnOf<C> for W {
     #[inline]
     fn take<'a>(parts: &mut W::Parts<'a>) -> &'a mut SparseMap<C>
     where
@@ -162,6 +188,48 @@ impl<W: World, C: Component<W>> ColumnOf<C> for W {
     fn split(&mut self) -> (&EntityAllocator, &mut SparseMap<C>) {
         C::split(self)
     }
+}
+
+/// What one owning group does: implemented (in `group/upkeep.rs`) for the
+/// tuples of 2 to 8 components a `group (…);` line names, and visited
+/// through [`Storages::each_group`]. The methods that change the packing
+/// take a [`Token`] only this crate can make.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a group of components of `{W}`",
+    label = "not a group of `{W}`",
+    note = "a group lists 2 to 8 distinct components of `{W}`, as in `group (Position, Velocity);`"
+)]
+pub trait Packing<W: Storages> {
+    /// The storage index of each component, in the group's order.
+    const INDICES: &'static [usize];
+
+    /// The number of grouped entities, if the group is trusted: its
+    /// storages are in step with the world and agree on one packing.
+    fn len(world: &W) -> Option<usize>;
+
+    /// Packs the group from scratch under a fresh stamp, after bringing its
+    /// storages in step; returns its length.
+    fn rebuild(world: &mut W, token: Token) -> usize;
+
+    /// After `entity` gained a group component: if it now has them all,
+    /// moves it into the group.
+    fn enter(world: &mut W, entity: Entity, token: Token);
+
+    /// Before `entity` loses a group component: moves it out of the group.
+    fn leave(world: &mut W, entity: Entity, token: Token);
+
+    /// After `count` entities with every group component were appended to
+    /// each group storage: if the group held every entity of its storages
+    /// before, it now holds the appended ones too. Returns `false`, changing
+    /// nothing, otherwise.
+    fn append(world: &mut W, count: usize, token: Token) -> bool;
+
+    /// Writes the group's length into each of its storages' marks.
+    fn set_len(world: &mut W, len: usize, token: Token);
+
+    /// Checks the group's invariant, if it is trusted.
+    #[cfg(any(feature = "testing", feature = "serde"))]
+    fn check(world: &W) -> Result<(), alloc::string::String>;
 }
 
 /// Takes one storage out of a world's split borrow (for the macro's
@@ -192,10 +260,4 @@ pub fn new_storage<T>(entities: &EntityAllocator, capacity: usize) -> SparseMap<
     };
     map.set_synced(entities.stamp());
     map
-}
-
-/// Packs a new world's groups (they start empty and trusted).
-#[inline]
-pub fn refresh_groups<W: World>(world: &mut W) {
-    crate::group::refresh(world);
 }

@@ -9,8 +9,9 @@
 //! write the whole storage; and the read-only views below skip entries of
 //! dead entities.
 
-use super::storages::{EachStorage, EachStorageRef};
-use crate::{Component, Contains, World};
+use super::storages::{Column, EachStorage, EachStorageRef, Storages};
+use crate::entity::OutOfIndices;
+use crate::{Contains, Entity};
 
 /// Brings `C`'s storage in step with the world's allocator: one comparison
 /// when it already is.
@@ -39,28 +40,28 @@ fn resync<W: Contains<C>, C>(world: &mut W) {
 /// line. A spawn calls it: a storage from elsewhere may hold the handle
 /// about to be made.
 #[inline]
-pub(crate) fn sync_all<W: World>(world: &mut W) {
+pub(crate) fn sync_all<W: Storages>(world: &mut W) {
     struct AnyStale {
         stale: bool,
     }
-    impl<W: World> EachStorageRef<W> for AnyStale {
+    impl<W: Storages> EachStorageRef<W> for AnyStale {
         #[inline]
-        fn visit<C: Component<W>>(&mut self, world: &W) {
+        fn visit<C: Column<W>>(&mut self, world: &W) {
             // `|`, not `||`: no branch per storage.
-            self.stale |= !C::storage(world).is_synced(world.allocator().stamp());
+            self.stale |= !C::field(world).is_synced(world.allocator().stamp());
         }
     }
     struct Resync;
-    impl<W: World> EachStorage<W> for Resync {
+    impl<W: Storages> EachStorage<W> for Resync {
         type Out<C> = ();
         #[inline]
-        fn visit<C: Component<W>>(&mut self, world: &mut W) {
+        fn visit<C: Column<W>>(&mut self, world: &mut W) {
             sync::<W, C>(world);
         }
     }
     #[cold]
     #[inline(never)]
-    fn resync_all<W: World>(world: &mut W) {
+    fn resync_all<W: Storages>(world: &mut W) {
         world.each(&mut Resync);
     }
     let mut any = AnyStale { stale: false };
@@ -68,6 +69,14 @@ pub(crate) fn sync_all<W: World>(world: &mut W) {
     if any.stale {
         resync_all(world);
     }
+}
+
+/// Makes a new entity, after bringing every storage in step (a storage
+/// from elsewhere may hold the handle about to be made).
+#[inline]
+pub(crate) fn spawn<W: Storages>(world: &mut W) -> Result<Entity, OutOfIndices> {
+    sync_all(world);
+    world.allocator_mut().try_alloc()
 }
 
 /// The number of entries of `C`'s storage as the world sees it: all of

@@ -41,13 +41,12 @@
 //! report, and a queued add of an entity that is despawned is dropped with
 //! the entity's other components, as documented on `despawn`.
 
-use alloc::collections::VecDeque;
-use core::fmt;
+pub(crate) mod queue;
 
 use crate::error::AddErrorKind;
 use crate::indices;
-use crate::world::storages::ColumnOf;
-use crate::{Contains, Entity, World};
+use crate::world::storages::{Column, ColumnOf, EachStorage, Storages};
+use crate::{Contains, Entity};
 
 /// What [`add_now`] does when the entity already has the component.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,52 +151,15 @@ pub(crate) struct ApplyQueues {
     pub(crate) additions: bool,
 }
 
-impl<W: World> crate::world::storages::EachStorage<W> for ApplyQueues {
+impl<W: Storages> EachStorage<W> for ApplyQueues {
     type Out<C> = ();
 
     #[inline]
-    fn visit<C: crate::Component<W>>(&mut self, world: &mut W) {
+    fn visit<C: Column<W>>(&mut self, world: &mut W) {
         if self.additions {
             apply_additions::<W, C>(world);
         } else {
             apply_removals::<W, C>(world);
         }
-    }
-}
-
-// ----- a command buffer's queues -----
-
-/// One component's queued adds and removes in a
-/// [`Commands`](crate::Commands) buffer: part of the struct `world!`
-/// generates for the buffer. Each is taken out as it is applied, so a
-/// panicking `Drop` leaves the rest queued, in order.
-pub struct Queue<T> {
-    pub(crate) adds: VecDeque<(Entity, T)>,
-    pub(crate) removes: VecDeque<Entity>,
-}
-
-impl<T> Default for Queue<T> {
-    fn default() -> Self {
-        Queue {
-            adds: VecDeque::new(),
-            removes: VecDeque::new(),
-        }
-    }
-}
-
-impl<T> fmt::Debug for Queue<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Queue")
-            .field("adds", &self.adds.len())
-            .field("removes", &self.removes.len())
-            .finish()
-    }
-}
-
-impl<T> Queue<T> {
-    /// Queues an add.
-    #[inline]
-    pub(crate) fn push_add(&mut self, entity: Entity, value: T) {
-        self.adds.push_back((entity, value));
     }
 }

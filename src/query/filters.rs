@@ -1,0 +1,78 @@
+//! The wrappers a query spells its filters with: [`With`], [`Without`] and
+//! [`Maybe`]. Each is both a query term (`With<C>`) and, around a borrowed
+//! storage, a fetch (`With(&world.c)`); a leaf, so that the terms and the
+//! fetches can both name them.
+
+/// Filter: only entities that have a `C`. Yields `()`.
+///
+/// In a query type, `With<C>` names a component; in a [`join`](super::join),
+/// `With(&world.c)` wraps the storage.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(i32);
+/// struct Player;
+/// world! { struct Game<Pos, Player>; }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(1), Player));
+/// world.spawn_with((Pos(2),));
+/// let mut players = 0;
+/// world.query_mut::<(&mut Pos, With<Player>)>().for_each(|_, (pos, ())| {
+///     pos.0 += 10;
+///     players += 1;
+/// });
+/// assert_eq!(players, 1);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct With<T>(pub T);
+
+/// Filter: only entities that have no `C`. Yields `()`.
+///
+/// In a query type, `Without<C>` names a component; in a [`join`](super::join),
+/// `Without(&world.c)` wraps the storage.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(i32);
+/// struct Frozen;
+/// world! { struct Game<Pos, Frozen>; }
+///
+/// let mut world = Game::new();
+/// let moving = world.spawn_with((Pos(1),));
+/// let frozen = world.spawn_with((Pos(1), Frozen));
+/// for (_, (pos, ())) in world.query_mut::<(&mut Pos, Without<Frozen>)>() {
+///     pos.0 += 1;
+/// }
+/// assert_eq!(world.get::<Pos>(moving).unwrap().0, 2);
+/// assert_eq!(world.get::<Pos>(frozen).unwrap().0, 1);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Without<T>(pub T);
+
+/// An optional storage in a [`join`](super::join): yields `Some(item)` when the entity has
+/// the component and `None` otherwise, and never excludes an entity. The
+/// query-type spelling is `Option<&C>` / `Option<&mut C>`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::{join, Maybe};
+///
+/// struct Pos(i32);
+/// struct Boost(i32);
+/// world! { struct Game<Pos, Boost>; }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0), Boost(5)));
+/// world.spawn_with((Pos(0),));
+/// join((&mut world.pos, Maybe(&world.boost))).for_each(|_, (pos, boost)| {
+///     pos.0 += boost.map_or(1, |b| b.0);
+/// });
+/// let mut totals: Vec<i32> = world.pos.values().iter().map(|p| p.0).collect();
+/// totals.sort();
+/// assert_eq!(totals, [1, 5]);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Maybe<T>(pub T);

@@ -1,0 +1,277 @@
+//! The module graph of `src/` has no cycle, and the layers stay in order.
+//!
+//! Every file of `src/` is a module (`world/storages.rs` is
+//! `world::storages`, `query/mod.rs` is `query`). A module depends on
+//! another when its code names it: a `crate::…` or `super::…` path, a `use`
+//! of a child module, or one of the names `lib.rs` re-exports at the root
+//! (`crate::World` is `world`). Doc comments and test modules do not count.
+//!
+//! CONTRIBUTING.md ("Layout") explains the layers; this test keeps them: the
+//! storage and the plumbing sit below every mechanism, and nothing imports
+//! the `World` facade except what sits above it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).expect("src/ is readable") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `world/storages.rs` → `world::storages`; `query/mod.rs` → `query`.
+fn module_name(src: &Path, file: &Path) -> String {
+    let relative = file.strip_prefix(src).expect("under src/");
+    let mut parts: Vec<String> = relative
+        .iter()
+        .map(|part| part.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if parts.last().is_some_and(|last| last == "mod") {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// The code of a file: no comment lines, no trailing `#[cfg(test)] mod tests`.
+fn code_of(text: &str) -> String {
+    let text = match text.find("#[cfg(test)]\nmod tests") {
+        Some(at) => &text[..at],
+        None => text,
+    };
+    text.lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .map(|line| match line.find(" // ") {
+            Some(at) => &line[..at],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The paths written after `at` (just past `crate::` or `super::`): one
+/// path, or each path of a `{…}` group (one level deep).
+fn paths_at(code: &str, at: usize) -> Vec<String> {
+    let rest = &code[at..];
+    let mut end = 0;
+    loop {
+        end += rest[end..].chars().take_while(|&c| is_ident(c)).count();
+        let more =
+            rest[end..].starts_with("::") && rest[end + 2..].starts_with(|c: char| is_ident(c));
+        if !more {
+            break;
+        }
+        end += 2;
+    }
+    let head = &rest[..end];
+    let group = if rest[end..].starts_with("::{") {
+        Some(end + 3)
+    } else if end == 0 && rest.starts_with('{') {
+        Some(1)
+    } else {
+        None
+    };
+    let Some(body_start) = group else {
+        return vec![head.to_string()];
+    };
+    let body = &rest[body_start..];
+    let body = &body[..body.find('}').unwrap_or(body.len())];
+    body.split(',')
+        .map(|item| item.split(" as ").next().unwrap_or("").trim())
+        .map(|item| item.trim_start_matches('{').trim())
+        .filter(|item| !item.is_empty() && *item != "self")
+        .map(|item| match head {
+            "" => item.to_string(),
+            head => format!("{head}::{item}"),
+        })
+        .collect()
+}
+
+/// The module a path names: the longest prefix that is a module, or the
+/// module a root re-export comes from.
+fn resolve(
+    path: &str,
+    modules: &BTreeSet<String>,
+    reexports: &BTreeMap<String, String>,
+) -> Option<String> {
+    let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
+    for len in (1..=parts.len()).rev() {
+        let candidate = parts[..len].join("::");
+        if modules.contains(&candidate) {
+            return Some(candidate);
+        }
+    }
+    parts
+        .first()
+        .and_then(|first| reexports.get(*first).cloned())
+}
+
+/// Names `lib.rs` re-exports at the root, and the module of each.
+fn root_reexports(lib: &str, modules: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let empty = BTreeMap::new();
+    let mut map = BTreeMap::new();
+    let code = code_of(lib);
+    for (at, _) in code.match_indices("pub use crate::") {
+        for path in paths_at(&code, at + "pub use crate::".len()) {
+            if let (Some(module), Some(name)) =
+                (resolve(&path, modules, &empty), path.rsplit("::").next())
+            {
+                map.insert(name.to_string(), module);
+            }
+        }
+    }
+    map
+}
+
+/// The module graph: each module and the modules it depends on.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let named: Vec<(String, PathBuf)> = files
+        .into_iter()
+        .map(|file| (module_name(&src, &file), file))
+        .filter(|(name, _)| name != "lib" && !name.starts_with("macros"))
+        .collect();
+    let modules: BTreeSet<String> = named.iter().map(|(name, _)| name.clone()).collect();
+    let lib = fs::read_to_string(src.join("lib.rs")).expect("lib.rs");
+    let reexports = root_reexports(&lib, &modules);
+    let mut graph = BTreeMap::new();
+    for (module, file) in &named {
+        let code = code_of(&fs::read_to_string(file).expect("a source file"));
+        let parent: Vec<&str> = module.split("::").collect();
+        let parent = parent[..parent.len() - 1].join("::");
+        let mut edges = BTreeSet::new();
+        for (prefix, base) in [("crate::", String::new()), ("super::", parent.clone())] {
+            for (at, _) in code.match_indices(prefix) {
+                if at > 0 && code[..at].ends_with(|c: char| is_ident(c) || c == '$') {
+                    continue; // `$crate::` in a macro, or part of a longer path
+                }
+                for path in paths_at(&code, at + prefix.len()) {
+                    let full = if base.is_empty() {
+                        path
+                    } else {
+                        format!("{base}::{path}")
+                    };
+                    if let Some(target) = resolve(&full, &modules, &reexports) {
+                        edges.insert(target);
+                    }
+                }
+            }
+        }
+        // `use child::…` and `pub use child::…` inside a module.
+        for (at, _) in code.match_indices("use ") {
+            let rest = code[at + 4..].trim_start_matches("self::");
+            let name: String = rest.chars().take_while(|&c| is_ident(c)).collect();
+            let child = format!("{module}::{name}");
+            if rest[name.len()..].starts_with("::") && modules.contains(&child) {
+                edges.insert(child);
+            }
+        }
+        edges.remove(module);
+        graph.insert(module.clone(), edges);
+    }
+    graph
+}
+
+/// A cycle through `start`, if there is one.
+fn cycle_from(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<Vec<String>> {
+    fn walk(
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        start: &str,
+        at: &str,
+        path: &mut Vec<String>,
+        seen: &mut BTreeSet<String>,
+    ) -> bool {
+        for next in graph.get(at).into_iter().flatten() {
+            if next == start {
+                path.push(next.clone());
+                return true;
+            }
+            if seen.insert(next.clone()) {
+                path.push(next.clone());
+                if walk(graph, start, next, path, seen) {
+                    return true;
+                }
+                path.pop();
+            }
+        }
+        false
+    }
+    let mut path = vec![start.to_string()];
+    let mut seen = BTreeSet::new();
+    walk(graph, start, start, &mut path, &mut seen).then_some(path)
+}
+
+#[test]
+fn the_module_graph_has_no_cycle() {
+    let graph = graph();
+    assert!(graph.len() > 20, "the scan found the modules: {graph:?}");
+    assert!(
+        graph["world"].contains("deferred") && graph["query::plan"].contains("group"),
+        "the scan finds imports: {graph:#?}"
+    );
+    for module in graph.keys() {
+        if let Some(cycle) = cycle_from(&graph, module) {
+            panic!("import cycle: {}", cycle.join(" -> "));
+        }
+    }
+}
+
+#[test]
+fn the_layers_stay_in_order() {
+    let graph = graph();
+    let depends = |module: &str, layer: &str| {
+        graph[module]
+            .iter()
+            .any(|target| target == layer || target.starts_with(&format!("{layer}::")))
+    };
+    let mechanisms = [
+        "commands",
+        "component",
+        "deferred",
+        "group",
+        "query",
+        "world",
+    ];
+    for (module, edges) in &graph {
+        // The storage knows nothing of worlds, groups or queries.
+        if module == "sparse_map" || module.starts_with("sparse_map::") {
+            for layer in mechanisms {
+                assert!(
+                    !depends(module, layer),
+                    "{module} imports {layer}: {edges:?}"
+                );
+            }
+        }
+        // Nothing below the facade imports it: `World` is the top.
+        if module != "schedule" && module != "example_generated" {
+            assert!(
+                !edges.contains("world"),
+                "{module} imports the `World` facade; bound generic code by \
+                 `Storages` or `Contains<C>` instead: {edges:?}"
+            );
+        }
+    }
+    // The plumbing sits below every mechanism but the command queue type.
+    let plumbing = &graph["world::storages"];
+    for layer in ["commands", "component", "group", "query", "world"] {
+        assert!(
+            !depends("world::storages", layer),
+            "world::storages imports {layer}: {plumbing:?}"
+        );
+    }
+    assert!(plumbing
+        .iter()
+        .all(|m| !m.starts_with("deferred") || m == "deferred::queue"));
+}
