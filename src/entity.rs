@@ -1,21 +1,21 @@
 //! Entity handles and the generational allocator that hands them out.
 //!
-//! An [`Entity`] is an index into the world's slot table plus the generation
-//! the slot had when the handle was made. Despawning bumps the slot's
+//! An [`Entity`] is an entity index plus the generation that index had
+//! when the handle was made. Despawning bumps the index's
 //! generation, so every handle to the old occupant becomes *stale*: it no
 //! longer matches, and lookups through it find nothing instead of reading the
-//! data of whoever reuses the slot.
+//! data of whoever reuses the index.
 
 use alloc::vec::Vec;
 use core::fmt;
 use core::num::{NonZeroU32, NonZeroU64};
 
-/// A handle to an entity: a slot index plus a generation.
+/// A handle to an entity: an index plus a generation.
 ///
 /// Handles are small (8 bytes, and `Option<Entity>` is 8 bytes too), `Copy`,
 /// and cheap to hash and compare. A handle outlives the entity it names: once
 /// the entity is despawned the handle is *stale* and every lookup through it
-/// returns `None`, even after the slot has been reused by a new entity.
+/// returns `None`, even after the index has been reused by a new entity.
 ///
 /// `Debug` prints the handle compactly as `{index}v{generation}` (and a
 /// handle reserved by a command buffer as `reserved#{n}`, where `n` is its
@@ -70,7 +70,7 @@ static_assertions::assert_eq_size!(Option<Entity>, u64);
 static_assertions::assert_impl_all!(Entity: Copy, Eq, Ord, core::hash::Hash, Send, Sync, fmt::Debug);
 
 impl Entity {
-    /// The slot index. Indices are reused after despawn, so an index alone
+    /// The index. Indices are reused after despawn, so an index alone
     /// does not identify an entity; use the whole handle for that.
     ///
     /// ```
@@ -83,7 +83,7 @@ impl Entity {
         self.bits.get() as u32
     }
 
-    /// The generation of the slot when this handle was made (always ≥ 1).
+    /// The generation of the index when this handle was made (always ≥ 1).
     ///
     /// ```
     /// # use typed_ecs::Entity;
@@ -228,6 +228,12 @@ impl fmt::Display for Entity {
 /// Stamps come in blocks of `2^STAMP_BLOCK_BITS` consecutive numbers, one
 /// block per draw from the program-wide counter, so a retirement costs an
 /// increment, not an atomic operation.
+///
+/// "Never in one program" holds on targets with 64-bit atomics. Without
+/// them the counter is 32 bits wide (see `unique::next`): after 2^32 blocks
+/// (2^32 new, cloned or loaded allocators, or 2^52 retirements) a stamp
+/// could come back, and a storage kept aside that long could pass for in
+/// step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct SyncStamp(u64);
 
@@ -266,16 +272,16 @@ impl SyncStamp {
     }
 }
 
-/// One slot of the allocator.
+/// The allocator's record of one index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Slot {
-    /// While alive: the generation of the entity in the slot. While free: the
+    /// While alive: the generation of the entity at the index. While free: the
     /// generation the next entity will get. While retired: `u32::MAX`.
     pub(crate) generation: NonZeroU32,
     pub(crate) alive: bool,
 }
 
-/// The largest number of slots a world can have: indices `0..2^31`. Indices
+/// The largest number of indices a world can have: `0..2^31`. Indices
 /// with the top bit set are left to reserved handles (see `RESERVED_BIT`).
 const MAX_SLOTS: u32 = RESERVED_BIT;
 
@@ -303,9 +309,9 @@ impl fmt::Display for OutOfIndices {
 
 /// Hands out [`Entity`] handles and tracks which are alive.
 ///
-/// Despawning an entity bumps its slot's generation and puts the slot on a
+/// Despawning an entity bumps its index's generation and puts the index on a
 /// free list, so the next spawn reuses the index under a new generation. A
-/// slot whose generation would wrap past `u32::MAX` is *retired*: it is never
+/// index whose generation would wrap past `u32::MAX` is *retired*: it is never
 /// handed out again, so an old handle can never become valid by accident.
 /// Running out of indices is an error ([`SpawnError`](crate::SpawnError)),
 /// never a silent wrap.
@@ -349,11 +355,11 @@ pub struct EntityAllocator {
     /// can stamp its storages with it while it detaches an entity.
     next_stamp: SyncStamp,
     slots: Vec<Slot>,
-    /// Indices of free (not alive, not retired) slots, reused last-in first-out.
+    /// The free (not alive, not retired) indices, reused last-in first-out.
     free: Vec<u32>,
     /// Number of alive entities.
     alive: u32,
-    /// Number of slots retired because their generation ran out.
+    /// Number of indices retired because their generation ran out.
     retired: u32,
     /// Entities queued by `despawn_deferred`, despawned at the next sync
     /// point in the order queued: those from `despawns_done` on.
@@ -426,7 +432,7 @@ impl EntityAllocator {
         self.next_stamp = self.next_stamp.following();
     }
 
-    /// Makes room for `additional` more entities beyond the free slots.
+    /// Makes room for `additional` more entities beyond the free indices.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.slots
             .reserve(additional.saturating_sub(self.free.len()));
@@ -460,7 +466,7 @@ impl EntityAllocator {
         self.alive == 0
     }
 
-    /// `true` if `entity` is alive: its slot holds an entity of the same
+    /// `true` if `entity` is alive: its index holds an entity of the same
     /// generation. Stale handles and handles from bits that never came from
     /// this allocator are not alive.
     ///
@@ -482,7 +488,7 @@ impl EntityAllocator {
         }
     }
 
-    /// Makes a new entity, reusing a free slot when there is one.
+    /// Makes a new entity, reusing a free index when there is one.
     ///
     /// # Panics
     ///
@@ -510,7 +516,7 @@ impl EntityAllocator {
         self.alloc_new_slot()
     }
 
-    /// Makes a new entity in a new slot (the usual way while a world grows).
+    /// Makes a new entity at a new index (the usual way while a world grows).
     #[inline]
     fn alloc_new_slot(&mut self) -> Result<Entity, OutOfIndices> {
         let index = self.slots.len();
@@ -534,11 +540,11 @@ impl EntityAllocator {
         }
     }
 
-    /// Retires `entity`: bumps its slot's generation so every handle to it
-    /// goes stale, and makes the slot reusable. Returns `false`, changing
+    /// Retires `entity`: bumps its index's generation so every handle to it
+    /// goes stale, and makes the index reusable. Returns `false`, changing
     /// nothing, when `entity` was not alive.
     ///
-    /// A slot whose generation is already `u32::MAX` is retired for good
+    /// An index whose generation is already `u32::MAX` is retired for good
     /// instead of being reused.
     ///
     pub(crate) fn free(&mut self, entity: Entity) -> bool {
@@ -550,7 +556,7 @@ impl EntityAllocator {
         true
     }
 
-    /// Marks `entity`, which is alive, dead, and recycles or retires its slot.
+    /// Marks `entity`, which is alive, dead, and recycles or retires its index.
     fn retire(&mut self, entity: Entity) {
         let slot = &mut self.slots[entity.index() as usize];
         slot.alive = false;
@@ -632,7 +638,7 @@ impl EntityAllocator {
         }
     }
 
-    /// The slots, the free list and the queued despawns, for saving.
+    /// The records, the free list and the queued despawns, for saving.
     #[cfg(feature = "serde")]
     pub(crate) fn parts(&self) -> (&[Slot], &[u32], &[Entity]) {
         (&self.slots, &self.free, self.queued_despawns())
@@ -677,7 +683,7 @@ impl EntityAllocator {
         Ok(allocator)
     }
 
-    /// Number of slots ever created (alive, free or retired).
+    /// Number of indices ever used (alive, free or retired).
     #[cfg(test)]
     pub(crate) fn slot_count(&self) -> usize {
         self.slots.len()
@@ -685,7 +691,7 @@ impl EntityAllocator {
 
     #[cfg(any(test, feature = "testing", feature = "serde"))]
     /// `true` if this allocator has handed out `entity` at some time: its
-    /// slot exists and has reached the handle's generation (for a free slot,
+    /// index exists and has reached the handle's generation (for a free index,
     /// whose generation is the next one to hand out, passed it).
     fn issued(&self, entity: Entity) -> bool {
         match self.slots.get(entity.index() as usize) {
@@ -700,10 +706,10 @@ impl EntityAllocator {
     /// Checks the allocator's invariants, which every path that changes it
     /// keeps (and loading checks), and says which one is broken:
     ///
-    /// 1. at most 2^31 slots;
-    /// 2. the alive count is the number of alive slots;
-    /// 3. the free list names existing dead slots, each once;
-    /// 4. every dead slot has been used (generation ≥ 2), and one that is
+    /// 1. at most 2^31 indices;
+    /// 2. the alive count is the number of alive indices;
+    /// 3. the free list names existing dead indices, each once;
+    /// 4. every dead index has been used (generation ≥ 2), and one that is
     ///    not free is retired: its generation is `u32::MAX`, and the retired
     ///    count is their number;
     /// 5. every queued despawn names a handle this allocator handed out
@@ -810,9 +816,9 @@ impl EntityAllocator {
         self.slot_limit = limit.min(MAX_SLOTS);
     }
 
-    /// Moves the generation of every free slot forward to at least
+    /// Moves the generation of every free index forward to at least
     /// `generation`, so tests can reach generation wraparound without
-    /// recycling a slot 4 billion times. Safe: handles to free slots are
+    /// recycling an index 4 billion times. Safe: handles to free indices are
     /// stale, and generations only grow, so none can become valid. Test
     /// support (feature `testing`), not for games.
     ///
@@ -837,7 +843,7 @@ impl EntityAllocator {
     }
 }
 
-/// Prints the slots, the free list, the counts and the despawns still
+/// Prints the records, the free list, the counts and the despawns still
 /// queued (not those a sync point has taken); not the identity, which two
 /// allocators with the same entities (a world and its clone) do not share.
 impl fmt::Debug for EntityAllocator {
@@ -1023,7 +1029,7 @@ mod tests {
     fn slot_whose_generation_would_wrap_is_retired() {
         let mut entities = EntityAllocator::new();
         let a = entities.alloc();
-        // Pretend the slot has been recycled almost 2^32 times.
+        // Pretend the index has been recycled almost 2^32 times.
         entities.slots[0].generation = generation(u32::MAX - 1);
         let a = Entity::new(a.index(), generation(u32::MAX - 1));
         assert!(entities.free(a));
@@ -1031,7 +1037,7 @@ mod tests {
         assert_eq!(last, Entity::new(0, generation(u32::MAX)));
         assert!(entities.free(last));
         assert_eq!(entities.retired, 1);
-        // The retired slot is never handed out again.
+        // The retired index is never handed out again.
         let next = entities.alloc();
         assert_eq!(next.index(), 1);
         assert!(!entities.is_alive(last) && !entities.is_alive(a));
@@ -1050,7 +1056,7 @@ mod tests {
             "{error}"
         );
         entities.free(a);
-        // A freed slot can still be reused.
+        // A freed index can still be reused.
         assert_eq!(entities.try_alloc().unwrap().index(), a.index());
     }
 

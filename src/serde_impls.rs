@@ -13,7 +13,7 @@
 //!
 //! * an entity with generation 0, or an index reserved for command buffers;
 //! * an allocator whose free list names a missing, alive or repeated slot,
-//!   whose dead slots are neither free nor retired (generation `u32::MAX`),
+//!   whose dead indices are neither free nor retired (generation `u32::MAX`),
 //!   or that has a despawn queued for a handle it never handed out;
 //! * a storage holding one entity twice, or two generations of one index;
 //! * (whole worlds) a storage or queue holding an entity that is not alive.

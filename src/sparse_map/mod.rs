@@ -47,9 +47,30 @@ pub use view::ViewMut;
 /// * `dense`: the entity in each slot;
 /// * `data`: the value in each slot, parallel to `dense`.
 ///
-/// For every stored entity `e`: `dense[sparse[e.index]] == e` and its value is
-/// `data[sparse[e.index]]`. `len()` is the dense length. A lookup checks the
-/// whole handle, generation included, so a stale handle finds nothing.
+/// A *slot* is a position in the dense arrays: slot `i` holds the entity
+/// `dense[i]` and its value `data[i]`.
+///
+/// The storage's own invariant (checked by `assert_invariants`, feature
+/// `testing`, and when a world is loaded):
+///
+/// 1. For every stored entity `e`: `dense[sparse[e.index]] == e` and its
+///    value is `data[sparse[e.index]]`; every other sparse entry is empty.
+///    So each entity index is stored at most once, under one generation.
+///    `len()` is the dense length. A lookup checks the whole handle,
+///    generation included, so a stale handle finds nothing.
+/// 2. The queued adds (`add_deferred`) are a second set of the same shape,
+///    and the queued removals (`remove_deferred`) a third, without values:
+///    each holds an entity index at most once. An entity may be in the
+///    values and the queued adds at once (its removal is queued too, or it
+///    gained the component after the add was queued; see the rule table in
+///    the world's deferred changes).
+/// 3. The storage keeps one opaque *mark* that the world's owning groups
+///    write: which packing its first slots belong to, and how many they
+///    are. The storage never interprets it. Its own `remove` clears it when
+///    the removed slot is one of those first slots, and a clone or a loaded
+///    storage has none; a storage swapped in from elsewhere carries another
+///    packing's mark, which the group's other storages do not share. So a
+///    world never trusts a packing it did not make.
 ///
 /// # What is not promised
 ///

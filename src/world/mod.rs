@@ -55,7 +55,7 @@ pub(crate) use sync::sync;
 /// always loads from its own save):
 ///
 /// 1. The allocator's bookkeeping holds (see [`EntityAllocator`](crate::EntityAllocator)): alive and
-///    retired counts, a free list of dead slots, and every queued despawn
+///    retired counts, a free list of dead indices, and every queued despawn
 ///    names a handle it handed out. The entity may have died since (it was
 ///    despawned before the sync point); the queued despawn then does nothing.
 /// 2. Every storage's own invariant holds (see [`SparseMap`]), for its values,
