@@ -76,36 +76,39 @@
 //! one component twice in a bundle (`spawn_with((A, A))`) or a mutable query
 //! (`query_mut::<(&mut A, &A)>()`), or a query with no required component, is
 //! caught by a constant evaluated when the code is generated, so it shows up
-//! in `cargo build` and `cargo test`, not in `cargo check`.
+//! in `cargo build` and `cargo test`, not in `cargo check`; the error's last
+//! note points at your call.
 
 #![doc = ""]
 #![doc = include_str!("../docs/guide.md")]
 /* How does `world!` work?
 
    `world!` (src/macros/) only parses, then hands the field list to one
-   helper macro per job: the struct, the `Storages` plumbing, one
-   `Component` impl per component, the serde impls. It emits the struct, with
-   one `pub SparseMap<C>` field per component, and trait impls whose bodies
-   are one-line forwards to those fields:
+   helper macro per job: the struct, the `Storages` plumbing, the owning
+   groups, one `Column` impl per component, the serde impls. It emits the
+   struct, with one `pub SparseMap<C>` field per component, and trait impls
+   whose bodies are one-line forwards to those fields:
 
-   * `Component<W>` and `Column<W>` for each component `C`: `INDEX` (the
-     field's position, used to reject duplicates at compile time), access to
-     the field, and where the field is in the world's split borrow and in a
-     command buffer. `W: Contains<C>` follows from them by blanket impls.
-     (The impls sit on the component side so that rustc never guesses `C`
-     from a world's only impl: see the `Component` docs.)
-   * `Storages` (src/world/storages.rs): the allocator, the split borrow,
-     and one visitor over every storage and one over every owning group. It
-     is sealed: the macro reaches it as `$crate::__private::Storages`.
-   * `World`: two constants. Every user-facing method is a provided method
-     of `World` (src/world/mod.rs), generic code over `Storages`; everything
-     that touches every field (despawn, clear, the sync point, applying a
-     `Commands` buffer, group upkeep, invariant checks) is a small visitor
-     in the module of its mechanism. A new feature adds a visitor, not a
-     method to `World`.
+   * `Column<W>` for each component `C` (src/world/storages.rs): the field's
+     position (used to reject duplicates at compile time), access to the
+     field, and where it is in the world's split borrow and in a command
+     buffer. `C: Component<W>` and `W: Contains<C>` follow from it by
+     blanket impls. (The impls sit on the component side so that rustc
+     never guesses `C` from a world's only impl: see the `Component` docs.)
+   * `Storages` for the world: its name, the allocator, the split borrow,
+     and one visitor over every storage and one over every owning group.
+     `W: World` follows from it by a blanket impl. Both traits are sealed:
+     the macro reaches them as `$crate::__private::…`.
+
+   Every user-facing method is a provided method of `World`
+   (src/world/mod.rs), a few lines over the mechanism modules; everything
+   that touches every field (despawn, clear, the sync point, applying a
+   `Commands` buffer, group upkeep, invariant checks) is a small visitor in
+   the module of its mechanism. A new feature adds a visitor, not a method
+   to `World`, and no module below `World` imports it (tests/architecture.rs).
 
    The bound `Self: Contains<C>` on those methods is what makes a missing
-   component a compile error, and `Component`/`Contains` carry the
+   component a compile error; `Contains`, `Component` and `Column` carry the
    `#[diagnostic::on_unimplemented]` message.
 
    Generated code spells every path `$crate::__private::…` or `$crate::…`, so

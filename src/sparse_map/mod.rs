@@ -355,19 +355,23 @@ impl<T> SparseMap<T> {
     //
     // The world's per-entity methods take these: the entity's slot, as the
     // world sees it. If this storage is not in step with the world's
-    // allocator, an entry counts only if its entity is alive. The check is
-    // made once the lookup has found the entity, and only reads: a loop of
-    // such calls keeps the storage's fields in registers.
+    // allocator, an entry counts only if its entity is alive. The check
+    // only reads, and it picks one of two lookups before either runs: a loop
+    // of such calls keeps the storage's fields in registers, and LLVM can
+    // take the check out of the loop.
 
     /// The dense slot of `entity` as the world whose allocator is
     /// `entities` sees it.
     #[inline]
     fn index_of_in(&self, entity: Entity, entities: &EntityAllocator) -> Option<usize> {
-        let slot = self.set.index_of(entity)?;
-        if self.is_synced(entities.stamp()) || entities.is_alive(entity) {
-            Some(slot)
+        // The check first, as in `remove_in`: a loop of reads can then be
+        // unswitched on it.
+        if self.is_synced(entities.stamp()) {
+            self.set.index_of(entity)
         } else {
-            None
+            self.set
+                .index_of(entity)
+                .filter(|_| entities.is_alive(entity))
         }
     }
 
@@ -393,12 +397,18 @@ impl<T> SparseMap<T> {
     /// Removes `entity`'s value as the world whose allocator is `entities`
     /// sees it: an entry it does not see stays (the world drops it when it
     /// brings the storage in step).
+    ///
+    /// The check comes first and picks one of two removals, rather than
+    /// sitting inside one: a loop of removals then runs the plain one (LLVM
+    /// unswitches the loop on it), with no more instructions than before
+    /// storages had stamps.
     #[inline]
     pub(crate) fn remove_in(&mut self, entity: Entity, entities: &EntityAllocator) -> Option<T> {
-        let in_step = self.is_synced(entities.stamp());
-        let (slot, value) = self
-            .set
-            .remove_if(entity, || in_step || entities.is_alive(entity))?;
+        let (slot, value) = if self.is_synced(entities.stamp()) {
+            self.set.remove_if(entity, || true)?
+        } else {
+            self.set.remove_if(entity, || entities.is_alive(entity))?
+        };
         self.mark.leave_prefix_unannounced(slot);
         Some(value)
     }
