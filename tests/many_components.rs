@@ -1,4 +1,5 @@
-//! A world with 128 components: the macro expands without recursion, every
+//! A world with 200 components (past the depth where nested tuples
+//! overflow rustc's drop-check): the macro expands without recursion, every
 //! component gets its own storage and index, and whole-world operations
 //! (despawn, clear, clone, finalize) reach every storage.
 //!
@@ -262,6 +263,150 @@ pub struct C125(pub u32);
 pub struct C126(pub u32);
 #[derive(Debug, Clone, PartialEq)]
 pub struct C127(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C128(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C129(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C130(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C131(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C132(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C133(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C134(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C135(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C136(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C137(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C138(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C139(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C140(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C141(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C142(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C143(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C144(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C145(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C146(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C147(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C148(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C149(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C150(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C151(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C152(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C153(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C154(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C155(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C156(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C157(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C158(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C159(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C160(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C161(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C162(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C163(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C164(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C165(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C166(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C167(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C168(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C169(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C170(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C171(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C172(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C173(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C174(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C175(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C176(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C177(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C178(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C179(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C180(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C181(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C182(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C183(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C184(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C185(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C186(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C187(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C188(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C189(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C190(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C191(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C192(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C193(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C194(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C195(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C196(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C197(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C198(pub u32);
+#[derive(Debug, Clone, PartialEq)]
+pub struct C199(pub u32);
 
 world! {
     #[derive(Debug, Clone)]
@@ -274,15 +419,21 @@ world! {
         C80, C81, C82, C83, C84, C85, C86, C87, C88, C89, C90, C91, C92, C93, C94, C95,
         C96, C97, C98, C99, C100, C101, C102, C103, C104, C105, C106, C107, C108, C109, C110, C111,
         C112, C113, C114, C115, C116, C117, C118, C119, C120, C121, C122, C123, C124, C125, C126, C127,
+        C128, C129, C130, C131, C132, C133, C134, C135, C136, C137, C138, C139, C140, C141, C142, C143,
+        C144, C145, C146, C147, C148, C149, C150, C151, C152, C153, C154, C155, C156, C157, C158, C159,
+        C160, C161, C162, C163, C164, C165, C166, C167, C168, C169, C170, C171, C172, C173, C174, C175,
+        C176, C177, C178, C179, C180, C181, C182, C183, C184, C185, C186, C187, C188, C189, C190, C191,
+        C192, C193, C194, C195, C196, C197, C198, C199,
     >;
 }
 
 #[test]
 fn every_component_has_its_own_storage() {
     let mut world = Huge::new();
-    assert_eq!(world.component_names().len(), 128);
+    assert_eq!(world.component_names().len(), 200);
     assert_eq!(<Huge as Contains<C0>>::INDEX, 0);
     assert_eq!(<Huge as Contains<C127>>::INDEX, 127);
+    assert_eq!(<Huge as Contains<C199>>::INDEX, 199);
     let e = world.spawn();
     world.add(e, C0(0));
     world.add(e, C1(1));
@@ -412,6 +563,7 @@ fn every_component_has_its_own_storage() {
     world.add(e, C125(125));
     world.add(e, C126(126));
     world.add(e, C127(127));
+    world.add(e, C199(199));
     assert_eq!(world.get::<C0>(e), Some(&C0(0)));
     assert_eq!(world.get::<C1>(e), Some(&C1(1)));
     assert_eq!(world.get::<C2>(e), Some(&C2(2)));
@@ -540,10 +692,11 @@ fn every_component_has_its_own_storage() {
     assert_eq!(world.get::<C125>(e), Some(&C125(125)));
     assert_eq!(world.get::<C126>(e), Some(&C126(126)));
     assert_eq!(world.get::<C127>(e), Some(&C127(127)));
+    assert_eq!(world.get::<C199>(e), Some(&C199(199)));
     let copy = world.clone();
     assert!(world.despawn(e));
     assert_eq!(
-        world.size::<C0>() + world.size::<C64>() + world.size::<C127>(),
+        world.size::<C0>() + world.size::<C64>() + world.size::<C199>(),
         0
     );
     world.assert_invariants();

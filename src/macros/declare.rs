@@ -145,8 +145,10 @@ macro_rules! __world_storages {
             }
             #[inline]
             fn each<__V: $crate::__private::EachStorage<Self>>(&mut self, visitor: &mut __V) {
-                let outs = ();
-                $(let outs = (outs, visitor.visit::<$ty>(self));)+
+                // A flat tuple, evaluated left to right: nesting one pair
+                // per component would overflow rustc's drop-check past
+                // about 130 components.
+                let outs = ($(visitor.visit::<$ty>(self),)+);
                 visitor.done(self, outs);
             }
             #[inline]

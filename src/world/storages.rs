@@ -80,7 +80,7 @@ pub trait Storages: Sized {
 ///
 /// Each visit may return something (`Out<C>`: values detached from the
 /// storage, say). The world hands everything the visits returned to
-/// [`done`](EachStorage::done) at the end, in a nested tuple, so values
+/// [`done`](EachStorage::done) at the end, in one tuple, so values
 /// detached from every storage are dropped only once every storage is
 /// consistent: a panicking `Drop` cannot leave a world half-updated.
 pub trait EachStorage<W: Storages> {
