@@ -22,9 +22,19 @@ use crate::{Bundle, Contains, Entity};
 // component's `Drop` panics, every command not taken yet is still queued, in
 // order, and the buffer's `progress` holds the report so far.
 
+/// Applies a command buffer to a world (what [`World::apply`](crate::World::apply)
+/// does): spawns, then removals, then additions, then despawns.
+pub(crate) fn apply<W: Storages>(world: &mut W, commands: &mut Commands<W>) -> ApplyReport {
+    sync::sync_all(world);
+    commands.spawn_real_entities(world);
+    apply_queues(world, commands);
+    commands.apply_despawns(world);
+    commands.finish_apply()
+}
+
 /// Applies a buffer's queued removals, then its queued additions, storage by
 /// storage in declaration order, each queue in the order queued.
-pub(crate) fn apply_queues<W: Storages>(world: &mut W, commands: &mut Commands<W>) {
+fn apply_queues<W: Storages>(world: &mut W, commands: &mut Commands<W>) {
     struct ApplyQueues<'a, W: Storages> {
         commands: &'a mut Commands<W>,
         additions: bool,

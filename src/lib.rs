@@ -139,6 +139,7 @@ mod seal;
 #[cfg(feature = "serde")]
 mod serde_impls;
 pub mod sparse_map;
+pub mod system;
 mod unique;
 mod world;
 
@@ -167,8 +168,8 @@ pub use crate::world::World;
 pub mod prelude {
     pub use crate::world;
     pub use crate::{
-        Bundle, Commands, Component, Contains, Entity, Query, QueryMut, Schedule, SparseMap, With,
-        Without, World,
+        join, Bundle, Commands, Component, Contains, Entity, EntityAllocator, Query, QueryMut,
+        Schedule, SparseMap, With, Without, World,
     };
 }
 
@@ -184,9 +185,12 @@ pub mod __private {
     pub use crate::deferred::queue::Queue;
     pub use crate::group::upkeep::refresh_groups;
     pub use crate::indices::{all_distinct, field_index};
+    pub use crate::system::access::Target;
+    pub use crate::system::param::Source;
+    pub use crate::system::{ReadParam, WriteParam};
     pub use crate::world::storages::{
         new_allocator, new_storage, take_part, Column, EachGroup, EachGroupRef, EachStorage,
-        EachStorageRef, Storages,
+        EachStorageRef, Slot, Storages,
     };
 
     #[cfg(feature = "serde")]

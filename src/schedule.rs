@@ -1,36 +1,34 @@
-//! [`Schedule`]: the systems of a frame, run in order, with sync points.
+//! [`Schedule`]: the systems of a frame, in order, with stages that may run
+//! in parallel and sync points that apply what the systems queued.
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::World;
+use crate::seal::TOKEN;
+use crate::system::stage::{single, Step};
+use crate::system::{IntoStage, StageParams, StageShape, SystemFn, SystemParams, SystemShape};
+use crate::{ApplyReport, World};
 
-/// One step of a schedule.
-enum Step<W> {
-    System {
-        name: Cow<'static, str>,
-        run: Box<dyn FnMut(&mut W)>,
-    },
+/// One step of a schedule: systems (one, or a stage) or a sync point.
+enum Entry<W> {
+    Systems(Box<dyn Step<W>>),
     SyncPoint,
 }
 
-impl<W> Step<W> {
-    fn name(&self) -> &str {
-        match self {
-            Step::System { name, .. } => name,
-            Step::SyncPoint => "sync point",
-        }
-    }
-}
-
-/// An ordered list of systems (plain functions or closures over the world)
-/// and sync points, run once per [`run`](Schedule::run).
+/// The systems of a frame, run once per [`run`](Schedule::run): single
+/// systems, stages of systems that may run at the same time, and sync
+/// points.
 ///
-/// Systems run in the order they were added. A sync point calls
-/// [`World::finalize_updates`], so the changes systems queued before it are
-/// visible to the systems after it.
+/// A system is a function or closure whose parameters say what it touches
+/// (see [`system`](crate::system)): `&SparseMap<C>`, `&mut SparseMap<C>`,
+/// `&R` / `&mut R` for a resource, `&EntityAllocator`, its own
+/// `&mut Commands<W>`, or `&mut W` alone. Steps run in the order they were
+/// added. A sync point applies the command buffers of the systems that ran
+/// since the last one, in the order they ran, then calls
+/// [`World::finalize_updates`], so the changes systems queued before it
+/// are visible to the systems after it.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -39,17 +37,16 @@ impl<W> Step<W> {
 /// struct Old;
 /// world! { struct Game<Age, Old>; }
 ///
-/// fn grow_older(world: &mut Game) {
-///     for age in world.age.values_mut() {
+/// fn grow_older(ages: &mut SparseMap<Age>) {
+///     for age in ages.values_mut() {
 ///         age.0 += 1;
 ///     }
 /// }
 ///
-/// fn mark_old(world: &mut Game) {
-///     for i in 0..world.size::<Age>() {
-///         let e = world.entity_at::<Age>(i);
-///         if world.value_at::<Age>(i).0 >= 3 && !world.has::<Old>(e) {
-///             world.add_deferred(e, Old);
+/// fn mark_old(ages: &SparseMap<Age>, old: &SparseMap<Old>, commands: &mut Commands<Game>) {
+///     for (entity, age) in ages.iter() {
+///         if age.0 >= 3 && !old.contains(entity) {
+///             commands.add(entity, Old);
 ///         }
 ///     }
 /// }
@@ -65,7 +62,12 @@ impl<W> Step<W> {
 /// assert_eq!(world.size::<Old>(), 1);
 /// ```
 pub struct Schedule<W> {
-    steps: Vec<Step<W>>,
+    entries: Vec<Entry<W>>,
+    /// The systems whose command buffers wait for the next sync point, in
+    /// the order they ran: (entry, member).
+    pending: Vec<(usize, usize)>,
+    /// What the sync points of the last run applied: (entry, member, report).
+    reports: Vec<(usize, usize, ApplyReport)>,
 }
 
 impl<W> Default for Schedule<W> {
@@ -85,19 +87,151 @@ impl<W> Schedule<W> {
     /// assert!(schedule.is_empty());
     /// ```
     pub const fn new() -> Self {
-        Schedule { steps: Vec::new() }
+        Schedule {
+            entries: Vec::new(),
+            pending: Vec::new(),
+            reports: Vec::new(),
+        }
     }
 
-    /// Appends a system: any `FnMut(&mut W)`, such as `fn physics(world: &mut MyWorld)`
-    /// or a closure that keeps state between frames.
+    /// The name of each system, in order (each member of a stage on its
+    /// own), and `"sync point"` for each sync point.
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
     /// # world! { struct Game<Pos>; }
     /// # struct Pos(i32);
+    /// let mut schedule = Schedule::<Game>::new();
+    /// schedule.add_system_named("ai", |_: &mut Game| {}).add_sync_point();
+    /// assert_eq!(schedule.names().collect::<Vec<_>>(), ["ai", "sync point"]);
+    /// ```
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.entries.iter().flat_map(|entry| {
+            let (step, len): (Option<&dyn Step<W>>, usize) = match entry {
+                Entry::Systems(step) => (Some(&**step), step.len()),
+                Entry::SyncPoint => (None, 1),
+            };
+            (0..len).map(move |member| match step {
+                Some(step) => step.member_ref(member).name(),
+                None => "sync point",
+            })
+        })
+    }
+
+    /// Appends a sync point: the command buffers of the systems that ran
+    /// since the last sync point are applied here, system after system in
+    /// the order they ran, then [`World::finalize_updates`] runs.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(i32);
+    /// let mut schedule = Schedule::new();
+    /// schedule
+    ///     .add_system(|world: &mut Game| {
+    ///         let e = world.spawn();
+    ///         world.add_deferred(e, Pos(1));
+    ///     })
+    ///     .add_sync_point()
+    ///     .add_system(|world: &mut Game| assert_eq!(world.size::<Pos>(), 1));
+    /// schedule.run(&mut Game::new());
+    /// ```
+    pub fn add_sync_point(&mut self) -> &mut Self {
+        self.entries.push(Entry::SyncPoint);
+        self
+    }
+
+    /// Number of systems (each member of a stage counts) and sync points:
+    /// the length of [`names`](Schedule::names).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(i32);
+    /// let mut schedule = Schedule::<Game>::new();
+    /// schedule.add_system(|_: &mut Game| {}).add_sync_point();
+    /// assert_eq!(schedule.len(), 2);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.entries
+            .iter()
+            .map(|entry| match entry {
+                Entry::Systems(step) => step.len(),
+                Entry::SyncPoint => 1,
+            })
+            .sum()
+    }
+
+    /// `true` when the schedule has no steps.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(i32);
+    /// assert!(Schedule::<Game>::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// What the sync points of the last [`run`](Schedule::run) applied: one
+    /// report per command buffer that held commands, with the name of the
+    /// system it belongs to, in the order applied.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Hp(i32);
+    /// world! { struct Game<Hp>; }
+    ///
+    /// fn reaper(hp: &SparseMap<Hp>, commands: &mut Commands<Game>) {
+    ///     for (entity, hp) in hp.iter() {
+    ///         if hp.0 <= 0 {
+    ///             commands.despawn(entity);
+    ///             commands.remove::<Hp>(entity); // rejected: despawns come last
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let mut world = Game::new();
+    /// world.spawn_with((Hp(0),));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(reaper).add_sync_point();
+    /// schedule.run(&mut world);
+    /// let (name, report) = schedule.last_reports().next().unwrap();
+    /// assert!(name.ends_with("reaper"));
+    /// assert!(report.is_clean());
+    /// assert_eq!(world.entity_count(), 0);
+    /// ```
+    pub fn last_reports(&self) -> impl Iterator<Item = (&str, &ApplyReport)> + '_ {
+        self.reports.iter().map(|(entry, member, report)| {
+            let name = match &self.entries[*entry] {
+                Entry::Systems(step) => step.member_ref(*member).name(),
+                Entry::SyncPoint => "sync point",
+            };
+            (name, report)
+        })
+    }
+}
+
+impl<W: World + 'static> Schedule<W> {
+    /// Appends a system: a function or closure whose parameters say what it
+    /// touches (see [`system`](crate::system)), such as
+    /// `fn physics(pos: &mut SparseMap<Pos>, vel: &SparseMap<Vel>)`, or one
+    /// that takes the whole world, `fn hud(world: &mut MyWorld)`. A closure
+    /// names its parameters' types and may keep state between frames.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(i32);
+    /// fn drift(pos: &mut SparseMap<Pos>) {
+    ///     pos.values_mut().iter_mut().for_each(|p| p.0 += 1);
+    /// }
+    ///
     /// let mut frames = 0;
     /// let mut schedule = Schedule::<Game>::new();
-    /// schedule.add_system(move |_world| {
+    /// schedule.add_system(drift).add_system(move |_: &mut Game| {
     ///     frames += 1;
     ///     println!("frame {frames}");
     /// });
@@ -106,9 +240,23 @@ impl<W> Schedule<W> {
     ///
     /// The system is named after its type: a function's path, such as
     /// `my_game::physics`. Use [`add_system_named`](Schedule::add_system_named)
-    /// to choose the name shown in timings.
-    pub fn add_system<F: FnMut(&mut W) + 'static>(&mut self, system: F) -> &mut Self {
-        self.add_system_named(core::any::type_name::<F>(), system)
+    /// or [`named`](crate::system::named) to choose the name shown in
+    /// timings.
+    ///
+    /// # Compile errors
+    ///
+    /// A parameter that is not a system parameter; a component or resource
+    /// the world does not declare; the same component or resource twice
+    /// with one `&mut`; `&mut W` beside other parameters.
+    #[track_caller]
+    pub fn add_system<M, S>(&mut self, system: S) -> &mut Self
+    where
+        M: SystemParams<W>,
+        S: SystemShape<M> + SystemFn<W, M>,
+    {
+        let () = <M as SystemParams<W>>::CHECK;
+        self.entries.push(Entry::Systems(single(system)));
+        self
     }
 
     /// Appends a system with a name, shown by [`names`](Schedule::names) and
@@ -127,81 +275,88 @@ impl<W> Schedule<W> {
     /// assert!(names[1].ends_with("physics"));
     /// assert_eq!(names[2], "sync point");
     /// ```
-    pub fn add_system_named(
+    #[track_caller]
+    pub fn add_system_named<M, S>(
         &mut self,
         name: impl Into<Cow<'static, str>>,
-        system: impl FnMut(&mut W) + 'static,
-    ) -> &mut Self {
-        self.steps.push(Step::System {
-            name: name.into(),
-            run: Box::new(system),
-        });
-        self
+        system: S,
+    ) -> &mut Self
+    where
+        M: SystemParams<W>,
+        S: SystemShape<M> + SystemFn<W, M>,
+    {
+        self.add_system(crate::system::named(name, system))
     }
 
-    /// The name of each step, in order; sync points are named `"sync point"`.
+    /// Appends a stage: 1 to 8 systems that may run at the same time (on
+    /// rayon's pool with the `rayon` feature; one after the other without,
+    /// with the same results). Two members that conflict, one writing what
+    /// the other reads or writes, or one taking `&mut W`, are a compile
+    /// error that names them and the component or resource: put them in
+    /// separate stages.
+    ///
+    /// Members must be `Send`, and so must what they borrow (components and
+    /// resources they write, and `Sync` for those they read). Their command
+    /// buffers are applied at the next sync point in member order.
     ///
     /// ```
-    /// # use typed_ecs::prelude::*;
-    /// # world! { struct Game<Pos>; }
-    /// # struct Pos(i32);
-    /// let mut schedule = Schedule::<Game>::new();
-    /// schedule.add_system_named("ai", |_| {});
-    /// assert_eq!(schedule.names().collect::<Vec<_>>(), ["ai"]);
-    /// ```
-    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
-        self.steps.iter().map(Step::name)
-    }
-
-    /// Appends a sync point: [`World::finalize_updates`] runs here.
+    /// use typed_ecs::prelude::*;
     ///
-    /// ```
-    /// # use typed_ecs::prelude::*;
-    /// # world! { struct Game<Pos>; }
-    /// # struct Pos(i32);
+    /// struct Pos(f32);
+    /// struct Vel(f32);
+    /// struct Hp(i32);
+    /// #[derive(Default)]
+    /// struct Frame(u64);
+    /// world! {
+    ///     struct Game<Pos, Vel, Hp>;
+    ///     resources { frame: Frame }
+    /// }
+    ///
+    /// fn movement(pos: &mut SparseMap<Pos>, vel: &SparseMap<Vel>) {
+    ///     join((pos, vel)).for_each(|_, (p, v)| p.0 += v.0);
+    /// }
+    /// fn regen(hp: &mut SparseMap<Hp>, frame: &Frame) {
+    ///     if frame.0 % 2 == 0 {
+    ///         hp.values_mut().iter_mut().for_each(|h| h.0 += 1);
+    ///     }
+    /// }
+    /// fn count(frame: &mut Frame) {
+    ///     frame.0 += 1;
+    /// }
+    ///
+    /// let mut world = Game::new();
+    /// world.spawn_with((Pos(0.0), Vel(1.0), Hp(1)));
     /// let mut schedule = Schedule::new();
-    /// schedule
-    ///     .add_system(|world: &mut Game| {
-    ///         let e = world.spawn();
-    ///         world.add_deferred(e, Pos(1));
-    ///     })
-    ///     .add_sync_point()
-    ///     .add_system(|world: &mut Game| assert_eq!(world.size::<Pos>(), 1));
-    /// schedule.run(&mut Game::new());
+    /// schedule.add_systems((movement, regen)).add_system(count);
+    /// schedule.run(&mut world);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.pos.values()[0].0, 2.0);
+    /// assert_eq!((world.hp.values()[0].0, world.frame.0), (2, 2));
     /// ```
-    pub fn add_sync_point(&mut self) -> &mut Self {
-        self.steps.push(Step::SyncPoint);
+    ///
+    /// A conflict does not compile:
+    ///
+    /// ```compile_fail
+    /// # use typed_ecs::prelude::*;
+    /// # struct Hp(i32);
+    /// # #[derive(Default)] struct Frame(u64);
+    /// # world! { struct Game<Hp>; resources { frame: Frame } }
+    /// fn regen(hp: &mut SparseMap<Hp>, frame: &Frame) {}
+    /// fn count(frame: &mut Frame) {}
+    /// let mut schedule = Schedule::<Game>::new();
+    /// schedule.add_systems((regen, count)); // #2 writes `Frame`, which #1 reads
+    /// ```
+    #[track_caller]
+    pub fn add_systems<Ms, T>(&mut self, systems: T) -> &mut Self
+    where
+        Ms: StageParams<W>,
+        T: StageShape<Ms> + IntoStage<W, Ms>,
+    {
+        let () = <Ms as StageParams<W>>::CHECK;
+        self.entries.push(Entry::Systems(systems.into_step(TOKEN)));
         self
     }
 
-    /// Number of steps (systems and sync points).
-    ///
-    /// ```
-    /// # use typed_ecs::prelude::*;
-    /// # world! { struct Game<Pos>; }
-    /// # struct Pos(i32);
-    /// let mut schedule = Schedule::<Game>::new();
-    /// schedule.add_system(|_| {}).add_sync_point();
-    /// assert_eq!(schedule.len(), 2);
-    /// ```
-    pub fn len(&self) -> usize {
-        self.steps.len()
-    }
-
-    /// `true` when the schedule has no steps.
-    ///
-    /// ```
-    /// # use typed_ecs::prelude::*;
-    /// # world! { struct Game<Pos>; }
-    /// # struct Pos(i32);
-    /// assert!(Schedule::<Game>::new().is_empty());
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.steps.is_empty()
-    }
-}
-
-impl<W: World> Schedule<W> {
     /// Runs every step once, in order.
     ///
     /// ```
@@ -217,23 +372,59 @@ impl<W: World> Schedule<W> {
     /// schedule.run(&mut world);
     /// assert_eq!(world.entity_count(), 2);
     /// ```
+    ///
+    /// If a system panics, the steps after it do not run; the world is left
+    /// consistent (whatever the system changed through its parameters
+    /// stays), command buffers keep what they hold for the next sync point,
+    /// and the schedule can run again.
     pub fn run(&mut self, world: &mut W) {
-        for step in &mut self.steps {
-            Self::run_step(step, world);
+        self.reports.clear();
+        for index in 0..self.entries.len() {
+            self.run_entry(index, world, false);
         }
     }
 
-    #[inline]
-    fn run_step(step: &mut Step<W>, world: &mut W) {
-        match step {
-            Step::System { run, .. } => run(world),
-            Step::SyncPoint => world.finalize_updates(),
+    /// Runs the entry at `index`; with `timed`, its systems time themselves.
+    fn run_entry(&mut self, index: usize, world: &mut W, timed: bool) {
+        match &mut self.entries[index] {
+            Entry::Systems(step) => {
+                step.run(world, timed);
+                for member in 0..step.len() {
+                    if step.member_ref(member).applies() && !self.pending.contains(&(index, member))
+                    {
+                        self.pending.push((index, member));
+                    }
+                }
+            }
+            Entry::SyncPoint => {
+                self.sync(world);
+            }
         }
     }
 
-    /// Runs every step once, in order, timing each, and records the timings
-    /// in `stats` (see [`ScheduleStats`]): what a game shows as its frame
-    /// breakdown. Needs the `std` feature (on by default) for the clock.
+    /// A sync point: applies every pending command buffer in the order the
+    /// systems ran, then finalizes.
+    fn sync(&mut self, world: &mut W) {
+        let mut reports = Vec::new();
+        while !self.pending.is_empty() {
+            // Taken off the list before applying: if a component's `Drop`
+            // panics, the buffer keeps what is left and is pending again
+            // when its system next runs.
+            let (entry, member) = self.pending.remove(0);
+            if let Entry::Systems(step) = &mut self.entries[entry] {
+                step.member(member).apply(world, &mut reports);
+                self.reports
+                    .extend(reports.drain(..).map(|report| (entry, member, report)));
+            }
+        }
+        world.finalize_updates();
+    }
+
+    /// Runs every step once, in order, timing each system and sync point,
+    /// and records the timings in `stats` (see [`ScheduleStats`]): what a
+    /// game shows as its frame breakdown. A stage's members are timed each
+    /// on its own, on the thread that ran it. Needs the `std` feature (on
+    /// by default) for the clock.
     ///
     /// A frame cut short by a panicking system records nothing.
     ///
@@ -263,11 +454,24 @@ impl<W: World> Schedule<W> {
     pub fn run_timed(&mut self, world: &mut W, stats: &mut ScheduleStats) {
         use std::time::Instant;
         stats.begin_frame(self.names());
+        self.reports.clear();
         let frame = Instant::now();
-        for (position, step) in self.steps.iter_mut().enumerate() {
+        let mut position = 0;
+        for index in 0..self.entries.len() {
             let start = Instant::now();
-            Self::run_step(step, world);
-            stats.record(position, start.elapsed());
+            self.run_entry(index, world, true);
+            match &self.entries[index] {
+                Entry::Systems(step) => {
+                    for member in 0..step.len() {
+                        stats.record(position, step.time(member));
+                        position += 1;
+                    }
+                }
+                Entry::SyncPoint => {
+                    stats.record(position, start.elapsed());
+                    position += 1;
+                }
+            }
         }
         stats.end_frame(frame.elapsed());
     }
@@ -295,7 +499,7 @@ mod stats {
     /// world! { struct Game<Pos>; }
     ///
     /// let mut schedule = Schedule::<Game>::new();
-    /// schedule.add_system_named("idle", |_| {});
+    /// schedule.add_system_named("idle", |_: &mut Game| {});
     /// let mut stats = ScheduleStats::new();
     /// schedule.run_timed(&mut Game::new(), &mut stats);
     /// let summary: Vec<StepSummary> = stats.summary();
@@ -494,10 +698,6 @@ mod stats {
 
 impl<W> fmt::Debug for Schedule<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut list = f.debug_list();
-        for step in &self.steps {
-            list.entry(&step.name());
-        }
-        list.finish()
+        f.debug_list().entries(self.names()).finish()
     }
 }

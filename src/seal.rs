@@ -11,3 +11,7 @@ pub struct Token(());
 
 /// The one token.
 pub(crate) const TOKEN: Token = Token(());
+
+/// A supertrait only this crate can implement: traits built on it are
+/// implemented for the types this crate chooses, and no others.
+pub trait Sealed {}

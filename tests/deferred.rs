@@ -595,7 +595,7 @@ fn schedule_debug_lists_the_steps() {
     let mut schedule = Schedule::<Game>::new();
     assert_eq!(format!("{schedule:?}"), "[]");
     schedule
-        .add_system_named("noop", |_| {})
+        .add_system_named("noop", |_: &mut Game| {})
         .add_sync_point()
         .add_system(spawn_hp_deferred)
         .add_sync_point();

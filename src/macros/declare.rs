@@ -9,11 +9,13 @@ macro_rules! __world_declare {
         @serde [$($serde:tt)*]
         $(#[$meta:meta])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ }
+        resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* }
         $( group ( $($group:ty),+ ) ; )*
     ) => {
         $crate::__world_struct! {
             $(#[$meta])*
             $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }
+            resources { $( $(#[$res_meta])* $res : $res_ty ),* }
             $( group ( $($group),+ ) ; )*
         }
 
@@ -27,10 +29,14 @@ macro_rules! __world_declare {
             /// The field names in order: `Component::INDEX` is a position here.
             const __FIELDS: &[&str] = &[$($crate::__private::core::stringify!($field)),+];
 
-            $crate::__world_storages! { $vis $name { $($field : $ty),+ } }
+            /// The resource fields' names in order: a resource's index.
+            const __RESOURCES: &[&str] = &[$($crate::__private::core::stringify!($res)),*];
+
+            $crate::__world_storages! { $vis $name { $($field : $ty),+ } resources { $($res : $res_ty),* } }
             $crate::__world_groups! { $name $( group ( $($group),+ ) ; )* }
             $crate::__world_components! { $name { $($field : $ty),+ } }
-            $crate::__world_serde! { [$($serde)*] $name { $($field: $ty),+ } }
+            $crate::__world_resources! { $name { $($res : $res_ty),* } }
+            $crate::__world_serde! { [$($serde)*] $name { $($field: $ty),+ } resources { $($res : $res_ty),* } }
         };
     };
 }
@@ -42,6 +48,7 @@ macro_rules! __world_struct {
     (
         $(#[$meta:meta])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ }
+        resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* }
         $( group ( $($group:ty),+ ) ; )*
     ) => {
         $(#[$meta])*
@@ -49,6 +56,8 @@ macro_rules! __world_struct {
             "\n\nA [`typed_ecs`](", "https://docs.rs/typed_ecs", ") world with these components:\n",
             $("\n- `", $crate::__private::core::stringify!($ty),
               "` in the field `", $crate::__private::core::stringify!($field), "`",)+
+            $("\n\nResource: `", $crate::__private::core::stringify!($res_ty),
+              "` in the field `", $crate::__private::core::stringify!($res), "`",)*
             $("\n\nOwning group: `(", $crate::__private::core::stringify!($($group),+), ")`",)*
         )]
         $vis struct $name {
@@ -61,6 +70,13 @@ macro_rules! __world_struct {
                 $(#[$field_meta])*
                 pub $field: $crate::SparseMap<$ty>,
             )+
+            $(
+                #[doc = $crate::__private::core::concat!(
+                    "The `", $crate::__private::core::stringify!($res_ty), "` resource: one value for the whole world."
+                )]
+                $(#[$res_meta])*
+                pub $res: $res_ty,
+            )*
         }
     };
 }
@@ -72,7 +88,7 @@ macro_rules! __world_struct {
 #[doc(hidden)] // Called by `__world_declare!` only.
 #[macro_export]
 macro_rules! __world_storages {
-    ($vis:vis $name:ident { $($field:ident : $ty:ty),+ }) => {
+    ($vis:vis $name:ident { $($field:ident : $ty:ty),+ } resources { $($res:ident : $res_ty:ty),* }) => {
         impl $name {
             /// An empty world.
             #[must_use]
@@ -88,6 +104,7 @@ macro_rules! __world_storages {
                 let entities = $crate::__private::new_allocator(capacity);
                 let mut world = Self {
                     $($field: $crate::__private::new_storage(&entities, capacity),)+
+                    $($res: $crate::__private::core::default::Default::default(),)*
                     entities,
                 };
                 $crate::__private::refresh_groups(&mut world);
@@ -107,6 +124,13 @@ macro_rules! __world_storages {
             $($field: $crate::__private::core::option::Option<&'a mut $crate::SparseMap<$ty>>,)+
         }
 
+        /// The world split for systems: a slot per storage and resource.
+        pub struct __Borrows<'a> {
+            entities: &'a $crate::EntityAllocator,
+            $($field: $crate::__private::Slot<'a, $crate::SparseMap<$ty>>,)+
+            $($res: $crate::__private::Slot<'a, $res_ty>,)*
+        }
+
         /// One command queue per component.
         pub struct __Queues {
             $($field: $crate::__private::Queue<$ty>,)+
@@ -124,7 +148,10 @@ macro_rules! __world_storages {
             const WORLD: &'static str = $crate::__private::core::stringify!($name);
             const COMPONENTS: &'static [&'static str] =
                 &[$($crate::__private::core::stringify!($ty)),+];
+            const RESOURCES: &'static [&'static str] =
+                &[$($crate::__private::core::stringify!($res_ty)),*];
             type Parts<'a> = __Parts<'a>;
+            type Borrows<'a> = __Borrows<'a>;
             type Queues = __Queues;
             const FIELDS: &'static [&'static str] = __FIELDS;
             const GROUPED: &'static [usize] = __GROUPED;
@@ -142,6 +169,21 @@ macro_rules! __world_storages {
                 __Parts {
                     $($field: $crate::__private::core::option::Option::Some(&mut self.$field),)+
                 }
+            }
+            #[inline]
+            fn borrows(&mut self) -> __Borrows<'_> {
+                __Borrows {
+                    entities: &self.entities,
+                    $($field: $crate::__private::Slot::Unique(&mut self.$field),)+
+                    $($res: $crate::__private::Slot::Unique(&mut self.$res),)*
+                }
+            }
+            #[inline]
+            fn borrowed_entities<'a>(borrows: &__Borrows<'a>) -> &'a $crate::EntityAllocator
+            where
+                Self: 'a,
+            {
+                borrows.entities
             }
             #[inline]
             fn each<__V: $crate::__private::EachStorage<Self>>(&mut self, visitor: &mut __V) {
@@ -162,6 +204,17 @@ macro_rules! __world_storages {
             #[inline]
             fn each_group_ref<__V: $crate::__private::EachGroupRef<Self>>(&self, visitor: &mut __V) {
                 __each_group_ref(self, visitor);
+            }
+        }
+
+        // `&mut W` as a system parameter: the system is exclusive.
+        impl $crate::__private::WriteParam<$name> for $name {
+            const TARGET: $crate::__private::core::option::Option<$crate::__private::Target> =
+                $crate::__private::core::option::Option::Some($crate::__private::Target::World);
+            type State = ();
+            #[inline]
+            fn write<'a>(_: &'a mut (), source: &mut $crate::__private::Source<'a, $name>) -> &'a mut $name {
+                source.whole()
             }
         }
     };
@@ -227,6 +280,15 @@ macro_rules! __world_components {
                     $crate::__private::take_part(&mut parts.$field)
                 }
                 #[inline]
+                fn slot<'a, 'b>(
+                    borrows: &'b mut __Borrows<'a>,
+                ) -> &'b mut $crate::__private::Slot<'a, $crate::SparseMap<$ty>>
+                where
+                    $name: 'a, // early-bound, as in the trait
+                {
+                    &mut borrows.$field
+                }
+                #[inline]
                 fn queue(queues: &mut __Queues) -> &mut $crate::__private::Queue<$ty> {
                     &mut queues.$field
                 }
@@ -236,5 +298,34 @@ macro_rules! __world_components {
                 }
             }
         )+
+    };
+}
+
+/// One pair of system-parameter impls per resource (`&R`, `&mut R`): a
+/// resource type listed twice is a conflict of these impls. Not public API.
+#[doc(hidden)] // Called by `__world_declare!` only.
+#[macro_export]
+macro_rules! __world_resources {
+    ($name:ident { $($res:ident : $res_ty:ty),* }) => {
+        $(
+            impl $crate::__private::ReadParam<$name> for $res_ty {
+                const TARGET: $crate::__private::Target = $crate::__private::Target::Resource(
+                    $crate::__private::field_index(__RESOURCES, $crate::__private::core::stringify!($res)),
+                );
+                #[inline]
+                fn read<'a>(source: &mut $crate::__private::Source<'a, $name>) -> &'a $res_ty {
+                    source.split().$res.shared()
+                }
+            }
+            impl $crate::__private::WriteParam<$name> for $res_ty {
+                const TARGET: $crate::__private::core::option::Option<$crate::__private::Target> =
+                    $crate::__private::core::option::Option::Some(<$res_ty as $crate::__private::ReadParam<$name>>::TARGET);
+                type State = ();
+                #[inline]
+                fn write<'a>(_: &'a mut (), source: &mut $crate::__private::Source<'a, $name>) -> &'a mut $res_ty {
+                    source.split().$res.unique()
+                }
+            }
+        )*
     };
 }

@@ -100,6 +100,7 @@ macro_rules! world {
     (
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident < $($component:ident),+ $(,)? > ;
+        $( resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* $(,)? } )?
         $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
         $crate::__private::paste! {
@@ -107,6 +108,7 @@ macro_rules! world {
                 @todo [$([$($attr)*])*] @kept [] @serde []
                 @item {
                     $vis struct $name { $( [<$component:snake>] : $component ),+ }
+                    resources { $($( $(#[$res_meta])* $res : $res_ty ),*)? }
                     $( group ( $($group),+ ) ; )*
                 }
             }
@@ -116,12 +118,14 @@ macro_rules! world {
     (
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ $(,)? }
+        $( resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* $(,)? } )?
         $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
         $crate::__world_attrs! {
             @todo [$([$($attr)*])*] @kept [] @serde []
             @item {
                 $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }
+                resources { $($( $(#[$res_meta])* $res : $res_ty ),*)? }
                 $( group ( $($group),+ ) ; )*
             }
         }
@@ -133,7 +137,8 @@ macro_rules! world {
              \n    world! { pub struct MyWorld { position: Position, velocity: Vec3<f32> } }\n\
              \nThe first takes type names and names each field after its type; the second \
              takes `field: Type` pairs (fields are always `pub`, so write no visibility). \
-             Either may be followed by owning groups, one per line: `group (Position, Velocity);`"
+             Either may be followed by resources, `resources { time: Time, score: Score }`, \
+             then by owning groups, one per line: `group (Position, Velocity);`"
         }
     };
 }

@@ -6,14 +6,14 @@
 #[doc(hidden)] // Called by `__world_declare!` only.
 #[macro_export]
 macro_rules! __world_serde {
-    ([] $name:ident $fields:tt) => {};
-    ([ser($($path:tt)+) $($rest:tt)*] $name:ident $fields:tt) => {
-        $crate::__world_serialize! { [$($path)+] $name $fields }
-        $crate::__world_serde! { [$($rest)*] $name $fields }
+    ([] $name:ident $fields:tt resources $res:tt) => {};
+    ([ser($($path:tt)+) $($rest:tt)*] $name:ident $fields:tt resources $res:tt) => {
+        $crate::__world_serialize! { [$($path)+] $name $fields resources $res }
+        $crate::__world_serde! { [$($rest)*] $name $fields resources $res }
     };
-    ([de($($path:tt)+) $($rest:tt)*] $name:ident $fields:tt) => {
-        $crate::__world_deserialize! { [$($path)+] $name $fields }
-        $crate::__world_serde! { [$($rest)*] $name $fields }
+    ([de($($path:tt)+) $($rest:tt)*] $name:ident $fields:tt resources $res:tt) => {
+        $crate::__world_deserialize! { [$($path)+] $name $fields resources $res }
+        $crate::__world_serde! { [$($rest)*] $name $fields resources $res }
     };
 }
 
@@ -22,7 +22,7 @@ macro_rules! __world_serde {
 #[doc(hidden)] // Called by `__world_serde!` only.
 #[macro_export]
 macro_rules! __world_serialize {
-    ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ }) => {
+    ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ } resources { $($res:ident : $res_ty:ty),* }) => {
         impl $($path)+ for $name {
             fn serialize<__S>(
                 &self,
@@ -33,12 +33,13 @@ macro_rules! __world_serialize {
             {
                 use $crate::__private::serde::ser::SerializeStruct as _;
                 let mut state = serializer
-                    .serialize_struct($crate::__private::core::stringify!($name), 1 + __FIELDS.len())?;
+                    .serialize_struct($crate::__private::core::stringify!($name), 1 + __FIELDS.len() + __RESOURCES.len())?;
                 state.serialize_field("entities", &self.entities)?;
                 $(state.serialize_field(
                     $crate::__private::core::stringify!($field),
                     &$crate::__private::live_storage(&self.entities, &self.$field),
                 )?;)+
+                $(state.serialize_field($crate::__private::core::stringify!($res), &self.$res)?;)*
                 state.end()
             }
         }
@@ -51,7 +52,7 @@ macro_rules! __world_serialize {
 #[doc(hidden)] // Called by `__world_serde!` only.
 #[macro_export]
 macro_rules! __world_deserialize {
-    ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ }) => {
+    ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ } resources { $($res:ident : $res_ty:ty),* }) => {
         impl<'de> $($path)+<'de> for $name {
             fn deserialize<__D>(deserializer: __D) -> $crate::__private::core::result::Result<Self, __D::Error>
             where
@@ -65,6 +66,7 @@ macro_rules! __world_deserialize {
         pub struct __Partial {
             entities: $crate::__private::core::option::Option<$crate::EntityAllocator>,
             $($field: $crate::__private::core::option::Option<$crate::SparseMap<$ty>>,)+
+            $($res: $crate::__private::core::option::Option<$res_ty>,)*
         }
 
         impl $crate::__private::core::default::Default for __Partial {
@@ -72,12 +74,14 @@ macro_rules! __world_deserialize {
                 Self {
                     entities: $crate::__private::core::option::Option::None,
                     $($field: $crate::__private::core::option::Option::None,)+
+                    $($res: $crate::__private::core::option::Option::None,)*
                 }
             }
         }
 
         impl $crate::__private::WorldFields for $name {
-            const SAVED_FIELDS: &'static [&'static str] = &["entities", $($crate::__private::core::stringify!($field)),+];
+            const SAVED_FIELDS: &'static [&'static str] =
+                &["entities", $($crate::__private::core::stringify!($field),)+ $($crate::__private::core::stringify!($res),)*];
             type Partial = __Partial;
 
             fn read_field<'de, __A: $crate::__private::serde::de::MapAccess<'de>>(
@@ -92,6 +96,11 @@ macro_rules! __world_deserialize {
                         $crate::__private::core::stringify!($field),
                         map,
                     ),)+
+                    $($crate::__private::core::stringify!($res) => $crate::__private::read_once(
+                        &mut partial.$res,
+                        $crate::__private::core::stringify!($res),
+                        map,
+                    ),)*
                     other => $crate::__private::core::result::Result::Err(
                         $crate::__private::serde::de::Error::unknown_field(other, Self::SAVED_FIELDS),
                     ),
@@ -107,8 +116,12 @@ macro_rules! __world_deserialize {
                     position += 1;
                     let $field = $crate::__private::read_next(seq, position, <Self as $crate::__private::Storages>::WORLD)?;
                 )+
+                $(
+                    position += 1;
+                    let $res = $crate::__private::read_next(seq, position, <Self as $crate::__private::Storages>::WORLD)?;
+                )*
                 let _ = position;
-                $crate::__private::core::result::Result::Ok(__Partial { entities, $($field),+ })
+                $crate::__private::core::result::Result::Ok(__Partial { entities, $($field,)+ $($res,)* })
             }
 
             fn finish(partial: __Partial) -> $crate::__private::core::result::Result<Self, $crate::__private::String> {
@@ -123,7 +136,13 @@ macro_rules! __world_deserialize {
                         )?,
                     );
                 )+
-                $crate::__private::finish_world(Self { entities, $($field),+ })
+                // A resource missing from a map-form save (one written before
+                // the resource was declared) starts from its default.
+                $crate::__private::finish_world(Self {
+                    entities,
+                    $($field,)+
+                    $($res: partial.$res.unwrap_or_default(),)*
+                })
             }
         }
     };

@@ -1082,11 +1082,7 @@ pub trait World: Storages {
     /// assert_eq!((world.size::<Hp>(), world.size::<Dead>()), (1, 1));
     /// ```
     fn apply(&mut self, commands: &mut Commands<Self>) -> ApplyReport {
-        sync::sync_all(self);
-        commands.spawn_real_entities(self);
-        crate::commands::apply_queues(self, commands);
-        commands.apply_despawns(self);
-        commands.finish_apply()
+        crate::commands::apply(self, commands)
     }
 
     // ----- whole world -----

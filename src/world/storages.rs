@@ -24,6 +24,7 @@
 use crate::deferred::queue::Queue;
 use crate::seal::Token;
 use crate::{Entity, EntityAllocator, SparseMap};
+use core::mem;
 
 /// What `world!` implements for every world: the plumbing behind the
 /// [`World`](crate::World) methods, which every `Storages` gets. Not public
@@ -45,6 +46,15 @@ pub trait Storages: Sized {
     /// [`Commands`](crate::Commands) buffer.
     type Queues: Default;
 
+    /// The resource types, as written in `world!`, in declaration order.
+    const RESOURCES: &'static [&'static str];
+
+    /// The world split for systems: one [`Slot`] per storage and resource,
+    /// and the allocator, shared.
+    type Borrows<'a>
+    where
+        Self: 'a;
+
     /// The component fields' names, in declaration order.
     const FIELDS: &'static [&'static str];
 
@@ -59,6 +69,14 @@ pub trait Storages: Sized {
 
     /// The world split into one borrow per storage.
     fn parts(&mut self) -> Self::Parts<'_>;
+
+    /// The world split for systems.
+    fn borrows(&mut self) -> Self::Borrows<'_>;
+
+    /// The allocator in a split for systems.
+    fn borrowed_entities<'a>(borrows: &Self::Borrows<'a>) -> &'a EntityAllocator
+    where
+        Self: 'a;
 
     /// Calls `visitor.visit::<C>(self)` for every component `C`, in
     /// declaration order, then `visitor.done(self, outs)` with what the
@@ -141,6 +159,9 @@ pub trait Column<W: Storages>: Sized {
     fn take<'a>(parts: &mut W::Parts<'a>) -> &'a mut SparseMap<Self>
     where
         W: 'a;
+
+    /// This component's slot in a split for systems.
+    fn slot<'a, 'b>(borrows: &'b mut W::Borrows<'a>) -> &'b mut Slot<'a, SparseMap<Self>>;
 
     /// This component's queue in a command buffer.
     fn queue(queues: &mut W::Queues) -> &mut Queue<Self>;
@@ -230,6 +251,52 @@ pub trait Packing<W: Storages> {
     /// Checks the group's invariant, if it is trusted.
     #[cfg(any(feature = "testing", feature = "serde"))]
     fn check(world: &W) -> Result<(), alloc::string::String>;
+}
+
+/// One storage or resource in a world's split borrow: lent out mutably,
+/// shared, or lent already.
+#[derive(Debug)]
+pub enum Slot<'a, T> {
+    /// Not lent yet.
+    Unique(&'a mut T),
+    /// Lent to readers, who may share it.
+    Shared(&'a T),
+    /// Lent to a writer.
+    Lent,
+}
+
+impl<'a, T> Slot<'a, T> {
+    /// A shared borrow; the slot stays shared.
+    #[inline]
+    pub fn shared(&mut self) -> &'a T {
+        match mem::replace(self, Slot::Lent) {
+            Slot::Unique(unique) => {
+                let shared: &'a T = unique;
+                *self = Slot::Shared(shared);
+                shared
+            }
+            Slot::Shared(shared) => {
+                *self = Slot::Shared(shared);
+                shared
+            }
+            Slot::Lent => lent_twice(),
+        }
+    }
+
+    /// The mutable borrow; the slot is lent.
+    #[inline]
+    pub fn unique(&mut self) -> &'a mut T {
+        match mem::replace(self, Slot::Lent) {
+            Slot::Unique(unique) => unique,
+            Slot::Shared(_) | Slot::Lent => lent_twice(),
+        }
+    }
+}
+
+#[cold]
+#[track_caller]
+fn lent_twice() -> ! {
+    panic!("typed_ecs: a system borrowed a storage twice, which the compile-time check prevents")
 }
 
 /// Takes one storage out of a world's split borrow (for the macro's

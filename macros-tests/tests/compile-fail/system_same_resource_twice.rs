@@ -1,0 +1,23 @@
+use typed_ecs::prelude::*;
+
+pub struct Pos(pub f32);
+pub struct Vel(pub f32);
+pub struct Cat;
+#[derive(Default)]
+pub struct Time(pub f32);
+#[derive(Default)]
+pub struct Score(pub u32);
+
+world! {
+    pub struct Game<Pos, Vel>;
+    resources { time: Time }
+}
+
+// The same resource twice, both `&mut`.
+fn tick(a: &mut Time, b: &mut Time) {
+    let _ = (a, b);
+}
+
+fn main() {
+    Schedule::<Game>::new().add_system(tick);
+}

@@ -1,0 +1,281 @@
+//! Functions as systems: a function's parameter list, the call, the name.
+//!
+//! A system is taken in three steps, each a separate bound, so that each
+//! compile error points at the right thing:
+//!
+//! 1. [`SystemShape`] reads the function's parameter list, `fn(P1, P2, …)`,
+//!    whatever the parameters are;
+//! 2. [`SystemParams`] checks that list: every `Pi` is a [`SystemParam`] (a
+//!    wrong one gets that trait's message, or the component's "is not a
+//!    component" one), and evaluates the access check (`access.rs`);
+//! 3. [`SystemFn`] calls the function with the fetched parameters.
+
+use alloc::borrow::Cow;
+use alloc::vec::Vec;
+use core::any::type_name;
+use core::marker::PhantomData;
+
+use super::access::{check_system, Access, Names, Target};
+use super::param::{Source, SystemParam};
+use crate::seal::Sealed;
+use crate::world::storages::Storages;
+use crate::ApplyReport;
+
+/// The parameter list of a function: `F: SystemShape<fn(P1, P2)>` for every
+/// `F: FnMut(P1, P2)`, up to 8 parameters. Says nothing about the
+/// parameters yet: [`SystemParams`] checks them.
+pub trait SystemShape<M> {}
+
+/// A system's parameter list, checked: each is a [`SystemParam`] of `W`.
+/// Implemented for `fn(P1, …, Pn)`, n from 0 to 8, by this crate only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not the parameter list of a system of `{W}`",
+    note = "a system takes up to 8 parameters, each `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator` or `&mut Commands<{W}>`, or a single `&mut {W}`"
+)]
+pub trait SystemParams<W: Storages + 'static>: Sealed + 'static {
+    /// The parameters as the function receives them.
+    type Items<'a>;
+
+    /// What the system keeps between runs: its command buffers.
+    type State: Default + 'static;
+
+    /// What each parameter borrows, in order.
+    const ACCESS: &'static [Option<Access>];
+
+    /// `true` if a parameter is `&mut W`.
+    const EXCLUSIVE: bool;
+
+    /// `true` if [`apply`](SystemParams::apply) does anything.
+    const APPLIES: bool;
+
+    /// The compile-time check of [`ACCESS`](SystemParams::ACCESS): a
+    /// `&mut` borrow is the only borrow of its target, and `&mut W` comes
+    /// alone. Evaluated where a system is added, so the error names the
+    /// caller's line.
+    const CHECK: () = {
+        let message = check_system(names::<W>(), <Self as SystemParams<W>>::ACCESS);
+        if !message.is_empty() {
+            panic!("{}", message.as_str());
+        }
+    };
+
+    /// Takes every parameter out of `source` (or `state`).
+    fn fetch<'a>(state: &'a mut Self::State, source: &mut Source<'a, W>) -> Self::Items<'a>;
+
+    /// At a sync point: applies each command buffer, in parameter order.
+    fn apply(state: &mut Self::State, world: &mut W, reports: &mut Vec<ApplyReport>);
+}
+
+/// The names a compile-time message uses, for the world `W`.
+pub(crate) const fn names<W: Storages>() -> Names {
+    Names {
+        world: W::WORLD,
+        components: W::COMPONENTS,
+        resources: W::RESOURCES,
+    }
+}
+
+/// `true` if one of `access` is the whole world.
+const fn any_exclusive(access: &[Option<Access>]) -> bool {
+    let mut i = 0;
+    while i < access.len() {
+        if let Some(Access {
+            target: Target::World,
+            ..
+        }) = access[i]
+        {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// A function that can be called with the parameters `M` lists: every
+/// `FnMut` whose parameters are system parameters, and [`Named`] systems.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system of `{W}`",
+    note = "a system is a function or closure (`'static`) whose parameters are `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator` or `&mut Commands<{W}>`, or a single `&mut {W}`; closures name their parameters' types"
+)]
+pub trait SystemFn<W: Storages + 'static, M: SystemParams<W>>: 'static {
+    /// Calls the system.
+    fn call(&mut self, items: M::Items<'_>);
+
+    /// The system's name: a function's path, or the name given to
+    /// [`named`].
+    fn name(&self) -> Cow<'static, str> {
+        Cow::Borrowed(type_name::<Self>())
+    }
+}
+
+macro_rules! impl_system_fn {
+    ($($p:ident $item:ident),*) => {
+        impl<F: FnMut($($p),*), $($p),*> SystemShape<fn($($p),*)> for F {}
+
+        impl<$($p),*> Sealed for fn($($p),*) {}
+
+        impl<W: Storages + 'static, $($p: SystemParam<W> + 'static),*> SystemParams<W> for fn($($p),*) {
+            type Items<'a> = ($($p::Item<'a>,)*);
+            type State = ($($p::State,)*);
+            const ACCESS: &'static [Option<Access>] = &[$($p::ACCESS),*];
+            const EXCLUSIVE: bool = any_exclusive(<Self as SystemParams<W>>::ACCESS);
+            const APPLIES: bool = false $(|| $p::APPLIES)*;
+
+            #[inline]
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn fetch<'a>(state: &'a mut Self::State, source: &mut Source<'a, W>) -> Self::Items<'a> {
+                let ($($item,)*) = state;
+                ($($p::fetch($item, source),)*)
+            }
+
+            #[allow(unused_variables)]
+            fn apply(state: &mut Self::State, world: &mut W, reports: &mut Vec<ApplyReport>) {
+                let ($($item,)*) = state;
+                $($p::apply($item, world, reports);)*
+            }
+        }
+
+        impl<W: Storages + 'static, F, $($p: SystemParam<W> + 'static),*> SystemFn<W, fn($($p),*)> for F
+        where
+            F: for<'a> FnMut($($p::Item<'a>),*) + 'static,
+        {
+            #[inline]
+            #[allow(unused_variables)]
+            fn call(&mut self, items: <fn($($p),*) as SystemParams<W>>::Items<'_>) {
+                let ($($item,)*) = items;
+                self($($item),*)
+            }
+        }
+    };
+}
+
+impl_system_fn!();
+impl_system_fn!(P1 p1);
+impl_system_fn!(P1 p1, P2 p2);
+impl_system_fn!(P1 p1, P2 p2, P3 p3);
+impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4);
+impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5);
+impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6);
+impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7);
+impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7, P8 p8);
+
+/// A system with the name it shows in [`Schedule::names`](crate::Schedule::names)
+/// and in timings; made by [`named`].
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::system::named;
+///
+/// struct Pos(f32);
+/// world! { struct Game<Pos>; }
+///
+/// fn fall(pos: &mut SparseMap<Pos>) {
+///     pos.values_mut().iter_mut().for_each(|p| p.0 -= 1.0);
+/// }
+///
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add_systems((named("fall", fall),));
+/// assert_eq!(schedule.names().collect::<Vec<_>>(), ["fall"]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Named<S> {
+    name: Cow<'static, str>,
+    system: S,
+}
+
+/// Gives `system` a name, for [`Schedule::names`](crate::Schedule::names)
+/// and the timings of `run_timed`; works inside
+/// [`add_systems`](crate::Schedule::add_systems) stages too.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::system::named;
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add_systems((
+///     named("drift", |pos: &mut SparseMap<Pos>| pos.values_mut().iter_mut().for_each(|p| p.0 += 1.0)),
+///     named("drag", |vel: &mut SparseMap<Vel>| vel.values_mut().iter_mut().for_each(|v| v.0 *= 0.9)),
+/// ));
+/// assert_eq!(schedule.names().collect::<Vec<_>>(), ["drift", "drag"]);
+/// ```
+pub fn named<S>(name: impl Into<Cow<'static, str>>, system: S) -> Named<S> {
+    Named {
+        name: name.into(),
+        system,
+    }
+}
+
+impl<M, S: SystemShape<M>> SystemShape<M> for Named<S> {}
+
+impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> SystemFn<W, M> for Named<S> {
+    #[inline]
+    fn call(&mut self, items: M::Items<'_>) {
+        self.system.call(items);
+    }
+
+    fn name(&self) -> Cow<'static, str> {
+        self.name.clone()
+    }
+}
+
+/// A system ready to run: its function, its parameters' state, its name.
+pub(crate) struct FunctionSystem<W, M: SystemParams<W>, S>
+where
+    W: Storages + 'static,
+{
+    pub(crate) system: S,
+    pub(crate) state: M::State,
+    pub(crate) name: Cow<'static, str>,
+    marker: PhantomData<fn() -> (W, M)>,
+}
+
+impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> FunctionSystem<W, M, S> {
+    pub(crate) fn new(system: S) -> Self {
+        FunctionSystem {
+            name: system.name(),
+            system,
+            state: M::State::default(),
+            marker: PhantomData,
+        }
+    }
+
+    /// Runs the system alone, on the whole world.
+    #[inline]
+    pub(crate) fn run(&mut self, world: &mut W) {
+        let mut source = Source::new(world, M::EXCLUSIVE);
+        let items = M::fetch(&mut self.state, &mut source);
+        self.system.call(items);
+    }
+}
+
+/// What the schedule asks of one system, whatever its parameters.
+pub trait Member<W> {
+    /// The system's name.
+    fn name(&self) -> &str;
+
+    /// `true` if the system has command buffers to apply.
+    fn applies(&self) -> bool;
+
+    /// Applies the system's command buffers, pushing their reports.
+    fn apply(&mut self, world: &mut W, reports: &mut Vec<ApplyReport>);
+}
+
+impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Member<W>
+    for FunctionSystem<W, M, S>
+{
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn applies(&self) -> bool {
+        M::APPLIES
+    }
+
+    fn apply(&mut self, world: &mut W, reports: &mut Vec<ApplyReport>) {
+        M::apply(&mut self.state, world, reports);
+    }
+}

@@ -1,0 +1,233 @@
+//! System parameters: what each kind borrows, and how it is taken out of
+//! the world's split borrow.
+//!
+//! A parameter is `&T` or `&mut T`. What `T` may be is said by two sealed
+//! traits: [`ReadParam`] (`&T`: a component's storage, a resource, the
+//! entity allocator) and [`WriteParam`] (`&mut T`: a storage, a resource, a
+//! command buffer, the whole world). The macro implements both for each
+//! resource and `WriteParam` for the world; the rest are implemented here.
+//!
+//! The world is split once per run into [`Slot`]s, one per storage and
+//! resource ([`Storages::Borrows`]). A shared parameter turns its slot
+//! shared and copies the reference; a `&mut` parameter takes it. The
+//! compile-time checks (`access.rs`) prove no slot is asked for twice in a
+//! way that cannot be served, so the panics below are unreachable from
+//! code that compiles: they are the safe-code form of that proof.
+
+use alloc::vec::Vec;
+
+use super::access::{Access, Target};
+use crate::commands::Commands;
+use crate::world::storages::{Column, Storages};
+use crate::{ApplyReport, EntityAllocator, SparseMap};
+
+#[cold]
+#[track_caller]
+fn unreachable_borrow() -> ! {
+    panic!("typed_ecs: a system borrowed a storage twice, which the compile-time check prevents")
+}
+
+/// Where a system's parameters come from: the whole world (for an exclusive
+/// system) or its split borrow.
+pub enum Source<'a, W: Storages> {
+    /// The whole world, until an exclusive parameter takes it.
+    Whole(Option<&'a mut W>),
+    /// The world split into slots.
+    Split(W::Borrows<'a>),
+}
+
+impl<W: Storages> core::fmt::Debug for Source<'_, W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Source::Whole(_) => "Source::Whole",
+            Source::Split(_) => "Source::Split",
+        })
+    }
+}
+
+impl<'a, W: Storages> Source<'a, W> {
+    /// The source for a system that takes `&mut W` if `exclusive`, else
+    /// typed parameters.
+    #[inline]
+    pub fn new(world: &'a mut W, exclusive: bool) -> Self {
+        if exclusive {
+            Source::Whole(Some(world))
+        } else {
+            Source::Split(world.borrows())
+        }
+    }
+
+    /// The split borrow (for the macro's resource parameters).
+    #[inline]
+    pub fn split(&mut self) -> &mut W::Borrows<'a> {
+        match self {
+            Source::Split(borrows) => borrows,
+            Source::Whole(_) => unreachable_borrow(),
+        }
+    }
+
+    /// The whole world (for the macro's `&mut W` parameter).
+    #[inline]
+    pub fn whole(&mut self) -> &'a mut W {
+        match self {
+            Source::Whole(world) => world.take().unwrap_or_else(|| unreachable_borrow()),
+            Source::Split(_) => unreachable_borrow(),
+        }
+    }
+}
+
+/// What `&T` can be as a system parameter of `W`: a component's storage
+/// (`&SparseMap<C>`), a resource of `W` (`&R`), or `&EntityAllocator`.
+/// Implemented by this crate and `world!` only.
+#[diagnostic::on_unimplemented(
+    message = "`&{Self}` cannot be a parameter of a system of `{W}`",
+    label = "not a storage, resource or allocator of `{W}`",
+    note = "a system reads `&SparseMap<C>` for a component `C` of `{W}`, `&R` for a resource `R` declared in its `resources {{ … }}`, or `&EntityAllocator`"
+)]
+pub trait ReadParam<W: Storages> {
+    /// What the parameter reads.
+    const TARGET: Target;
+
+    /// Takes the shared borrow out of `source`.
+    fn read<'a>(source: &mut Source<'a, W>) -> &'a Self;
+}
+
+/// What `&mut T` can be as a system parameter of `W`: a component's
+/// storage (`&mut SparseMap<C>`), a resource of `W` (`&mut R`), the
+/// system's own `&mut Commands<W>`, or `&mut W` (an exclusive system).
+/// Implemented by this crate and `world!` only.
+#[diagnostic::on_unimplemented(
+    message = "`&mut {Self}` cannot be a parameter of a system of `{W}`",
+    label = "not a storage, resource or command buffer of `{W}`",
+    note = "a system writes `&mut SparseMap<C>` for a component `C` of `{W}`, `&mut R` for a resource `R` declared in its `resources {{ … }}`, queues changes in `&mut Commands<{W}>`, or takes `&mut {W}` alone; it reads the allocator (`&EntityAllocator`) and spawns through `Commands`"
+)]
+pub trait WriteParam<W: Storages> {
+    /// What the parameter writes; `None` for a command buffer, which is the
+    /// system's own.
+    const TARGET: Option<Target>;
+
+    /// What the system keeps between runs for this parameter: its command
+    /// buffer, or nothing.
+    type State: Default + 'static;
+
+    /// Takes the mutable borrow out of `source` (or `state`).
+    fn write<'a>(state: &'a mut Self::State, source: &mut Source<'a, W>) -> &'a mut Self;
+
+    /// `true` if [`apply`](WriteParam::apply) does anything.
+    const APPLIES: bool = false;
+
+    /// At a sync point: applies what the state queued, if anything, and
+    /// pushes the report.
+    fn apply(state: &mut Self::State, world: &mut W, reports: &mut Vec<ApplyReport>) {
+        let _ = (state, world, reports);
+    }
+}
+
+impl<W: Storages, C: Column<W>> ReadParam<W> for SparseMap<C> {
+    const TARGET: Target = Target::Component(C::FIELD);
+
+    #[inline]
+    fn read<'a>(source: &mut Source<'a, W>) -> &'a Self {
+        C::slot(source.split()).shared()
+    }
+}
+
+impl<W: Storages, C: Column<W>> WriteParam<W> for SparseMap<C> {
+    const TARGET: Option<Target> = Some(Target::Component(C::FIELD));
+    type State = ();
+
+    #[inline]
+    fn write<'a>(_: &'a mut (), source: &mut Source<'a, W>) -> &'a mut Self {
+        C::slot(source.split()).unique()
+    }
+}
+
+impl<W: Storages> ReadParam<W> for EntityAllocator {
+    const TARGET: Target = Target::Entities;
+
+    #[inline]
+    fn read<'a>(source: &mut Source<'a, W>) -> &'a Self {
+        W::borrowed_entities(source.split())
+    }
+}
+
+impl<W: Storages + 'static> WriteParam<W> for Commands<W> {
+    const TARGET: Option<Target> = None;
+    type State = Commands<W>;
+
+    #[inline]
+    fn write<'a>(state: &'a mut Commands<W>, _: &mut Source<'a, W>) -> &'a mut Self {
+        state
+    }
+
+    const APPLIES: bool = true;
+
+    fn apply(state: &mut Commands<W>, world: &mut W, reports: &mut Vec<ApplyReport>) {
+        if !state.is_empty() {
+            reports.push(crate::commands::apply(world, state));
+        }
+    }
+}
+
+/// One parameter of a system: `&T` for a [`ReadParam`] `T`, `&mut T` for a
+/// [`WriteParam`] `T`. See [`system`](crate::system) for the kinds.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a parameter of a system of `{W}`",
+    label = "not a system parameter",
+    note = "a system's parameters are `&SparseMap<C>` / `&mut SparseMap<C>` (C a component of `{W}`), `&R` / `&mut R` (R a resource of `{W}`), `&EntityAllocator`, `&mut Commands<{W}>`, or a single `&mut {W}`"
+)]
+pub trait SystemParam<W: Storages + 'static>: crate::seal::Sealed {
+    /// The parameter as the system receives it, borrowed for `'a`.
+    type Item<'a>;
+
+    /// What the system keeps for this parameter between runs.
+    type State: Default + 'static;
+
+    /// What the parameter borrows; `None` for a command buffer.
+    const ACCESS: Option<Access>;
+
+    /// `true` if [`apply`](SystemParam::apply) does anything.
+    const APPLIES: bool;
+
+    /// Takes the parameter out of `source` (or `state`).
+    fn fetch<'a>(state: &'a mut Self::State, source: &mut Source<'a, W>) -> Self::Item<'a>;
+
+    /// At a sync point: applies what the state queued.
+    fn apply(state: &mut Self::State, world: &mut W, reports: &mut Vec<ApplyReport>);
+}
+
+impl<T: ?Sized> crate::seal::Sealed for &T {}
+impl<T: ?Sized> crate::seal::Sealed for &mut T {}
+
+impl<W: Storages + 'static, T: ReadParam<W> + 'static> SystemParam<W> for &T {
+    type Item<'a> = &'a T;
+    type State = ();
+    const ACCESS: Option<Access> = Some(Access::read(T::TARGET));
+    const APPLIES: bool = false;
+
+    #[inline]
+    fn fetch<'a>(_: &'a mut (), source: &mut Source<'a, W>) -> &'a T {
+        T::read(source)
+    }
+
+    fn apply(_: &mut (), _: &mut W, _: &mut Vec<ApplyReport>) {}
+}
+
+impl<W: Storages + 'static, T: WriteParam<W> + 'static> SystemParam<W> for &mut T {
+    type Item<'a> = &'a mut T;
+    type State = T::State;
+    const ACCESS: Option<Access> = match T::TARGET {
+        Some(target) => Some(Access::write(target)),
+        None => None,
+    };
+    const APPLIES: bool = T::APPLIES;
+
+    #[inline]
+    fn fetch<'a>(state: &'a mut T::State, source: &mut Source<'a, W>) -> &'a mut T {
+        T::write(state, source)
+    }
+
+    fn apply(state: &mut T::State, world: &mut W, reports: &mut Vec<ApplyReport>) {
+        T::apply(state, world, reports);
+    }
+}
