@@ -460,3 +460,61 @@ fn a_loaded_world_packs_its_groups() {
     };
     assert_eq!(names(&loaded), names(&world));
 }
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Clock {
+    pub frame: u64,
+    pub seed: u32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HighScores(pub Vec<(String, u32)>);
+
+world! {
+    /// A saved game with resources and a group.
+    #[derive(Debug, Serialize, Deserialize)]
+    pub struct WithResources<Position, Name>;
+    resources { clock: Clock, scores: HighScores }
+    group (Position, Name);
+}
+
+#[test]
+fn resources_are_saved_and_loaded_with_the_world() {
+    let mut world = WithResources::new();
+    world.clock = Clock { frame: 41, seed: 7 };
+    world.scores.0.push(("ann".into(), 3));
+    let e = world.spawn_with((Position { x: 1.0, y: 2.0 }, Name("a".into())));
+
+    let json = serde_json::to_string(&world).unwrap();
+    assert!(json.contains(r#""clock":{"frame":41,"seed":7}"#), "{json}");
+    let loaded: WithResources = serde_json::from_str(&json).unwrap();
+    assert_eq!(loaded.clock, world.clock);
+    assert_eq!(loaded.scores, world.scores);
+    assert_eq!(loaded.name.get(e), Some(&Name("a".into())));
+    assert_eq!(loaded.entity_count(), 1, "resources are not entities");
+    loaded.assert_invariants();
+
+    let bytes = postcard::to_allocvec(&world).unwrap();
+    let loaded: WithResources = postcard::from_bytes(&bytes).unwrap();
+    assert_eq!((loaded.clock.frame, loaded.scores.0.len()), (41, 1));
+    loaded.assert_invariants();
+}
+
+#[test]
+fn a_save_without_a_resource_loads_it_as_its_default() {
+    let mut world = WithResources::new();
+    world.clock.frame = 5;
+    world.scores.0.push(("bo".into(), 1));
+    let mut value = serde_json::to_value(&world).unwrap();
+    value.as_object_mut().unwrap().remove("scores");
+    let loaded: WithResources = serde_json::from_value(value.clone()).unwrap();
+    assert_eq!((loaded.clock.frame, loaded.scores.0.len()), (5, 0));
+
+    // A resource of the wrong shape is an error, never a default.
+    value
+        .as_object_mut()
+        .unwrap()
+        .insert("clock".into(), serde_json::json!("not a clock"));
+    let error = serde_json::from_value::<WithResources>(value).unwrap_err();
+    assert!(error.to_string().contains("invalid type"), "{error}");
+}
