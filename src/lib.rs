@@ -12,8 +12,9 @@
 //!    returns `Option`/`Result` and hands your value back.
 //! 3. **Fast by layout, 100% safe code.** Components live in packed arrays
 //!    indexed by a paged sparse index; `#![forbid(unsafe_code)]`.
-//! 4. **As simple as the simplest ECS.** Systems are plain functions over the
-//!    world, run in order by a [`Schedule`].
+//! 4. **As simple as the simplest ECS.** Systems are plain functions whose
+//!    parameters are the storages and resources they use, run by a
+//!    [`Schedule`], in parallel where the compiler proves it safe.
 //!
 //! ```
 //! use typed_ecs::prelude::*;
@@ -64,8 +65,12 @@
 //!   are applied at the sync point, [`World::finalize_updates`]; a
 //!   [`Commands`] buffer collects changes while a query holds the world and
 //!   is applied with [`World::apply`].
-//! * [`Schedule`] runs systems in order, with sync points between them, and
-//!   can time them.
+//! * [`Schedule`] runs [`system`]s: plain functions whose parameters say
+//!   what they touch (`&mut SparseMap<Position>`, `&Time`, `&mut Commands<W>`),
+//!   in stages whose members run in parallel and are proven not to conflict
+//!   at compile time, with sync points between them; it can time them.
+//!   Resources (`resources { time: Time }` in [`world!`]) hold what belongs
+//!   to the whole world.
 //!
 //! The [guide](#guide) below walks through each piece; the feature flags
 //! are listed [there](#feature-flags).
@@ -77,7 +82,9 @@
 //! (`query_mut::<(&mut A, &A)>()`), or a query with no required component, is
 //! caught by a constant evaluated when the code is generated, so it shows up
 //! in `cargo build` and `cargo test`, not in `cargo check`; the error's last
-//! note points at your call.
+//! note points at your call. The same holds for the systems' rules: a
+//! storage or resource taken twice with a `&mut`, and two members of one
+//! stage that conflict ([`Schedule::add_systems`]).
 
 #![doc = ""]
 #![doc = include_str!("../docs/guide.md")]
