@@ -24,10 +24,70 @@ use crate::ApplyReport;
 /// The parameter list of a function: `F: SystemShape<fn(P1, P2)>` for every
 /// `F: FnMut(P1, P2)`, up to 8 parameters. Says nothing about the
 /// parameters yet: [`SystemParams`] checks them.
+///
+/// Generic code that adds systems names the three bounds `add_system` has:
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::system::{SystemFn, SystemParams, SystemShape};
+///
+/// struct Pos(f32);
+/// world! { struct Game<Pos>; }
+///
+/// /// Adds `system` twice.
+/// fn twice<M, S>(schedule: &mut Schedule<Game>, system: S)
+/// where
+///     M: SystemParams<Game>,
+///     S: SystemShape<M> + SystemFn<Game, M> + Clone,
+/// {
+///     schedule.add_system(system.clone()).add_system(system);
+/// }
+///
+/// fn fall(pos: &mut SparseMap<Pos>) {
+///     pos.values_mut().iter_mut().for_each(|p| p.0 -= 1.0);
+/// }
+///
+/// let mut schedule = Schedule::new();
+/// twice(&mut schedule, fall);
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0.0),));
+/// schedule.run(&mut world);
+/// assert_eq!(world.pos.values()[0].0, -2.0);
+/// ```
 pub trait SystemShape<M> {}
 
 /// A system's parameter list, checked: each is a [`SystemParam`] of `W`.
 /// Implemented for `fn(P1, …, Pn)`, n from 0 to 8, by this crate only.
+///
+/// Generic code that adds systems names the three bounds `add_system` has:
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::system::{SystemFn, SystemParams, SystemShape};
+///
+/// struct Pos(f32);
+/// world! { struct Game<Pos>; }
+///
+/// /// Adds `system` twice.
+/// fn twice<M, S>(schedule: &mut Schedule<Game>, system: S)
+/// where
+///     M: SystemParams<Game>,
+///     S: SystemShape<M> + SystemFn<Game, M> + Clone,
+/// {
+///     schedule.add_system(system.clone()).add_system(system);
+/// }
+///
+/// fn fall(pos: &mut SparseMap<Pos>) {
+///     pos.values_mut().iter_mut().for_each(|p| p.0 -= 1.0);
+/// }
+///
+/// let mut schedule = Schedule::new();
+/// twice(&mut schedule, fall);
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0.0),));
+/// schedule.run(&mut world);
+/// assert_eq!(world.pos.values()[0].0, -2.0);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not the parameter list of a system of `{W}`",
     note = "a system takes up to 8 parameters, each `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator` or `&mut Commands<{W}>`, or a single `&mut {W}`"
@@ -93,6 +153,36 @@ const fn any_exclusive(access: &[Option<Access>]) -> bool {
 
 /// A function that can be called with the parameters `M` lists: every
 /// `FnMut` whose parameters are system parameters, and [`Named`] systems.
+///
+/// Generic code that adds systems names the three bounds `add_system` has:
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::system::{SystemFn, SystemParams, SystemShape};
+///
+/// struct Pos(f32);
+/// world! { struct Game<Pos>; }
+///
+/// /// Adds `system` twice.
+/// fn twice<M, S>(schedule: &mut Schedule<Game>, system: S)
+/// where
+///     M: SystemParams<Game>,
+///     S: SystemShape<M> + SystemFn<Game, M> + Clone,
+/// {
+///     schedule.add_system(system.clone()).add_system(system);
+/// }
+///
+/// fn fall(pos: &mut SparseMap<Pos>) {
+///     pos.values_mut().iter_mut().for_each(|p| p.0 -= 1.0);
+/// }
+///
+/// let mut schedule = Schedule::new();
+/// twice(&mut schedule, fall);
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0.0),));
+/// schedule.run(&mut world);
+/// assert_eq!(world.pos.values()[0].0, -2.0);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system of `{W}`",
     note = "a system is a function or closure (`'static`) whose parameters are `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator` or `&mut Commands<{W}>`, or a single `&mut {W}`; closures name their parameters' types"

@@ -79,6 +79,25 @@ impl<'a, W: Storages> Source<'a, W> {
 /// What `&T` can be as a system parameter of `W`: a component's storage
 /// (`&SparseMap<C>`), a resource of `W` (`&R`), or `&EntityAllocator`.
 /// Implemented by this crate and `world!` only.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::system::SystemParam;
+/// // `&T` is a parameter when `T: ReadParam<Game>`.
+///
+/// struct Pos(f32);
+/// #[derive(Default)]
+/// struct Time(f32);
+/// world! {
+///     struct Game<Pos>;
+///     resources { time: Time }
+/// }
+///
+/// fn is_parameter<P: SystemParam<Game>>() {}
+/// is_parameter::<&SparseMap<Pos>>();
+/// is_parameter::<&Time>();
+/// is_parameter::<&EntityAllocator>();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`&{Self}` cannot be a parameter of a system of `{W}`",
     label = "not a storage, resource or allocator of `{W}`",
@@ -96,6 +115,26 @@ pub trait ReadParam<W: Storages> {
 /// storage (`&mut SparseMap<C>`), a resource of `W` (`&mut R`), the
 /// system's own `&mut Commands<W>`, or `&mut W` (an exclusive system).
 /// Implemented by this crate and `world!` only.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::system::SystemParam;
+/// // `&mut T` is a parameter when `T: WriteParam<Game>`.
+///
+/// struct Pos(f32);
+/// #[derive(Default)]
+/// struct Time(f32);
+/// world! {
+///     struct Game<Pos>;
+///     resources { time: Time }
+/// }
+///
+/// fn is_parameter<P: SystemParam<Game>>() {}
+/// is_parameter::<&mut SparseMap<Pos>>();
+/// is_parameter::<&mut Time>();
+/// is_parameter::<&mut Commands<Game>>();
+/// is_parameter::<&mut Game>();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`&mut {Self}` cannot be a parameter of a system of `{W}`",
     label = "not a storage, resource or command buffer of `{W}`",
@@ -171,6 +210,28 @@ impl<W: Storages + 'static> WriteParam<W> for Commands<W> {
 
 /// One parameter of a system: `&T` for a [`ReadParam`] `T`, `&mut T` for a
 /// [`WriteParam`] `T`. See [`system`](crate::system) for the kinds.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::system::SystemParam;
+///
+/// struct Pos(f32);
+/// #[derive(Default)]
+/// struct Time(f32);
+/// world! {
+///     struct Game<Pos>;
+///     resources { time: Time }
+/// }
+///
+/// fn is_parameter<P: SystemParam<Game>>() {}
+/// is_parameter::<&SparseMap<Pos>>();
+/// is_parameter::<&mut SparseMap<Pos>>();
+/// is_parameter::<&Time>();
+/// is_parameter::<&mut Time>();
+/// is_parameter::<&EntityAllocator>();
+/// is_parameter::<&mut Commands<Game>>();
+/// is_parameter::<&mut Game>();
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of a system of `{W}`",
     label = "not a system parameter",

@@ -90,10 +90,64 @@ impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Step<W> for S
 
 /// The parameter lists of a stage's systems: `(S1, S2, …):
 /// StageShape<(M1, M2, …)>` when each `Si: SystemShape<Mi>`.
+///
+/// Generic code that adds stages names the bounds `add_systems` has:
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::system::{IntoStage, StageParams, StageShape};
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// /// Adds `stage`, then a sync point.
+/// fn stage_then_sync<Ms, T>(schedule: &mut Schedule<Game>, stage: T)
+/// where
+///     Ms: StageParams<Game>,
+///     T: StageShape<Ms> + IntoStage<Game, Ms>,
+/// {
+///     schedule.add_systems(stage).add_sync_point();
+/// }
+///
+/// fn fall(pos: &mut SparseMap<Pos>) {}
+/// fn drag(vel: &mut SparseMap<Vel>) {}
+///
+/// let mut schedule = Schedule::new();
+/// stage_then_sync(&mut schedule, (fall, drag));
+/// assert_eq!(schedule.len(), 3);
+/// ```
 pub trait StageShape<Ms> {}
 
 /// The parameter lists of a stage, checked together. Implemented for
 /// tuples of 1 to 8 [`SystemParams`], by this crate only.
+///
+/// Generic code that adds stages names the bounds `add_systems` has:
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::system::{IntoStage, StageParams, StageShape};
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// /// Adds `stage`, then a sync point.
+/// fn stage_then_sync<Ms, T>(schedule: &mut Schedule<Game>, stage: T)
+/// where
+///     Ms: StageParams<Game>,
+///     T: StageShape<Ms> + IntoStage<Game, Ms>,
+/// {
+///     schedule.add_systems(stage).add_sync_point();
+/// }
+///
+/// fn fall(pos: &mut SparseMap<Pos>) {}
+/// fn drag(vel: &mut SparseMap<Vel>) {}
+///
+/// let mut schedule = Schedule::new();
+/// stage_then_sync(&mut schedule, (fall, drag));
+/// assert_eq!(schedule.len(), 3);
+/// ```
 pub trait StageParams<W: Storages + 'static>: Sealed {
     /// The compile-time check: each system's own rules, then no system
     /// writes what another reads or writes, and an exclusive system is
@@ -104,6 +158,33 @@ pub trait StageParams<W: Storages + 'static>: Sealed {
 /// A tuple of systems that can run as one stage: every member is a
 /// [`SystemFn`], `Send`, with parameters that can be sent to another thread
 /// (components and resources that are `Send`, and `Sync` where shared).
+///
+/// Generic code that adds stages names the bounds `add_systems` has:
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::system::{IntoStage, StageParams, StageShape};
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// world! { struct Game<Pos, Vel>; }
+///
+/// /// Adds `stage`, then a sync point.
+/// fn stage_then_sync<Ms, T>(schedule: &mut Schedule<Game>, stage: T)
+/// where
+///     Ms: StageParams<Game>,
+///     T: StageShape<Ms> + IntoStage<Game, Ms>,
+/// {
+///     schedule.add_systems(stage).add_sync_point();
+/// }
+///
+/// fn fall(pos: &mut SparseMap<Pos>) {}
+/// fn drag(vel: &mut SparseMap<Vel>) {}
+///
+/// let mut schedule = Schedule::new();
+/// stage_then_sync(&mut schedule, (fall, drag));
+/// assert_eq!(schedule.len(), 3);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a stage of systems of `{W}`",
     note = "a stage is a tuple of 1 to 8 systems (functions or closures over `&SparseMap<C>`, `&mut R`, `&mut Commands<{W}>`, …) that may run on several threads: each must be `Send`, and so must what it borrows"
