@@ -195,6 +195,21 @@ pub trait IntoStage<W: Storages + 'static, Ms: StageParams<W>> {
     fn into_step(self, token: crate::seal::Token) -> Box<dyn Step<W>>;
 }
 
+/// Runs closures as a chain of `rayon::join`s: the calling thread runs the
+/// first and offers the rest to the pool, where an idle thread takes them;
+/// when none does, the caller runs them itself, at almost the cost of a
+/// plain call.
+#[cfg(feature = "rayon")]
+macro_rules! join_all {
+    ($last:expr) => {
+        ($last)()
+    };
+    ($first:expr, $($rest:expr),+) => {{
+        let rest = move || join_all!($($rest),+);
+        let ((), ()) = rayon::join($first, rest);
+    }};
+}
+
 /// Splits the world once and hands every member its parameters; then runs
 /// the members, in parallel with `rayon`.
 macro_rules! impl_stage {
@@ -259,12 +274,15 @@ macro_rules! impl_stage {
                 let mut source = Source::new(world, false $(|| $m::EXCLUSIVE)+);
                 $(let $items = $m::fetch(&mut $sys.state, &mut source);)+
                 #[cfg(feature = "rayon")]
-                rayon::scope(|scope| {
-                    $(
+                {
+                    // One closure per member, holding only its function and
+                    // its parameters.
+                    $(let $sys = {
                         let system = &mut $sys.system;
-                        scope.spawn(move |_| timed($time, on, move || system.call($items)));
-                    )+
-                });
+                        move || timed($time, on, move || system.call($items))
+                    };)+
+                    join_all!($($sys),+);
+                }
                 #[cfg(not(feature = "rayon"))]
                 {
                     $(timed($time, on, || $sys.system.call($items));)+
