@@ -2,7 +2,7 @@
 //! applied later with [`World::apply`](crate::World::apply).
 //!
 //! A buffer is typed by its world and stores one queue per component, in a
-//! struct that [`world!`](crate::world) generates: no boxing, no type erasure.
+//! struct that [`world!`](macro@crate::world) generates: no boxing, no type erasure.
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;

@@ -8,7 +8,7 @@ use crate::{Entity, SparseMap};
 
 /// Says that `Self` is a component of the world `W`, and where `W` keeps it.
 ///
-/// Every component a [`world!`](crate::world) declares has it (the macro
+/// Every component a [`world!`](macro@crate::world) declares has it (the macro
 /// writes where the world keeps each one); you never implement it yourself.
 /// In bounds, prefer the world-side view of the same
 /// fact, [`Contains<C>`], which every world gets from this trait.

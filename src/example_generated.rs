@@ -1,4 +1,4 @@
-//! What [`world!`](crate::world) writes: the cat world of the crate docs,
+//! What [`world!`](macro@crate::world) writes: the cat world of the crate docs,
 //! expanded here so its API can be read on the docs page. Built only with
 //! the `example_generated` feature, which the docs build enables.
 //!

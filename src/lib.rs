@@ -131,7 +131,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod commands;
-mod component;
+pub mod component;
 mod deferred;
 pub mod entity;
 pub mod error;
@@ -148,7 +148,7 @@ mod serde_impls;
 pub mod sparse_map;
 pub mod system;
 mod unique;
-mod world;
+pub mod world;
 
 pub use crate::commands::{ApplyReport, Commands};
 pub use crate::component::{Bundle, Component, Contains};

@@ -2,7 +2,7 @@
 //! front, in the same order, so that a query over exactly those components
 //! walks slices side by side instead of looking entities up.
 //!
-//! Declare a group in [`world!`](crate::world), after the struct, by listing
+//! Declare a group in [`world!`](macro@crate::world), after the struct, by listing
 //! its components (2 to 8 of them; each component in at most one group):
 //!
 //! ```
@@ -137,7 +137,7 @@ impl GroupMark {
 }
 
 /// An owning group of the world `W`: a tuple of 2 to 8 of its components,
-/// as declared with `group (A, B, …);` in [`world!`](crate::world). See the
+/// as declared with `group (A, B, …);` in [`world!`](macro@crate::world). See the
 /// [module docs](self).
 ///
 /// The only thing to do with it is to name it, in

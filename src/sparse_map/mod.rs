@@ -34,7 +34,7 @@ pub use view::ViewMut;
 /// The storage of one component type: which entities have a `T`, and their
 /// values, packed.
 ///
-/// Each field of a [`world!`](crate::world) struct is one `SparseMap`. Use it
+/// Each field of a [`world!`](macro@crate::world) struct is one `SparseMap`. Use it
 /// directly to iterate one component fast (`values_mut()` is a plain slice),
 /// or to borrow two components' storages at once, since they are distinct
 /// fields. Adding goes through the world, which checks that the entity is

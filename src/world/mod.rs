@@ -35,7 +35,7 @@ pub(crate) mod sync;
 use storages::{ColumnOf, Storages};
 pub(crate) use sync::sync;
 
-/// Everything a world can do. Every struct [`world!`](crate::world) declares
+/// Everything a world can do. Every struct [`world!`](macro@crate::world) declares
 /// is a `World` (one blanket impl over the plumbing the macro writes); bring
 /// it into scope with `use typed_ecs::prelude::*`. So is every `W` with a
 /// [`Contains<C>`] bound, which is the bound to write in generic code.
@@ -1121,7 +1121,7 @@ pub trait World: Storages {
     }
 
     /// The number of entities in the owning group `G` (its components, as
-    /// declared with `group (…);` in [`world!`](crate::world)), or `None`
+    /// declared with `group (…);` in [`world!`](macro@crate::world)), or `None`
     /// while the group waits to be rebuilt: after the world was cloned, or a
     /// grouped entity was removed straight from a storage. The next change
     /// through the world, or the next [`query_mut`](World::query_mut),
