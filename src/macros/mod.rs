@@ -81,6 +81,12 @@ mod serde;
 /// Each component type may appear once: a type listed twice is a compile
 /// error (conflicting impls).
 ///
+/// The first form also takes paths, `world! { pub struct W<ui::Position>; }`,
+/// naming each field after the last segment (`position`). A list with paths
+/// is expanded one component at a time, so past about 40 components it
+/// needs a higher `#![recursion_limit]`; plain names and the second form
+/// have no such limit.
+///
 /// Field names in the first form come from `paste`'s snake_case, which splits
 /// at every capital: `HttpServer` becomes `http_server`, but `HTTPServer`
 /// becomes `h_t_t_p_server`. Use the second form to choose names.
@@ -114,6 +120,24 @@ macro_rules! world {
             }
         }
     };
+    // `world! { pub struct W<ui::Position, B>; }`: paths, each field named
+    // after the last segment (expanded one component at a time).
+    (
+        $(#[$($attr:tt)*])*
+        $vis:vis struct $name:ident < $( $($seg:ident)::+ ),+ $(,)? > ;
+        $( resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* $(,)? } )?
+        $( group ( $($group:ty),+ $(,)? ) ; )*
+    ) => {
+        $crate::__world_paths! {
+            @todo [$( [$($seg)+] )+]
+            @done []
+            @rest {
+                [$([$($attr)*])*] $vis $name
+                { $($( $(#[$res_meta])* $res : $res_ty ),*)? }
+                { $( group ( $($group),+ ) ; )* }
+            }
+        }
+    };
     // `world! { pub struct W { a: A, pos: Vec3<f32> } }`
     (
         $(#[$($attr:tt)*])*
@@ -135,10 +159,43 @@ macro_rules! world {
             "`world!` expects one of two forms, each with at least one component:\n\
              \n    world! { pub struct MyWorld<Position, Velocity>; }\
              \n    world! { pub struct MyWorld { position: Position, velocity: Vec3<f32> } }\n\
-             \nThe first takes type names and names each field after its type; the second \
+             \nThe first takes type names (or paths) and names each field after the type; the second \
              takes `field: Type` pairs (fields are always `pub`, so write no visibility). \
              Either may be followed by resources, `resources { time: Time, score: Score }`, \
              then by owning groups, one per line: `group (Position, Velocity);`"
         }
+    };
+}
+
+/// The list form with paths (`world! { struct W<ui::Position>; }`): names
+/// each field after the last segment of its path, one component per step,
+/// then goes on as the plain list form does. Not public API.
+#[doc(hidden)] // Called by `world!` only.
+#[macro_export]
+macro_rules! __world_paths {
+    (@todo [] @done [, $($done:tt)*] @rest {
+        [$($attrs:tt)*] $vis:vis $name:ident { $($resources:tt)* } { $($groups:tt)* }
+    }) => {
+        $crate::__private::paste! {
+            $crate::__world_attrs! {
+                @todo [$($attrs)*] @kept [] @serde []
+                @item {
+                    $vis struct $name { $($done)* }
+                    resources { $($resources)* }
+                    $($groups)*
+                }
+            }
+        }
+    };
+    (@todo [[$($seg:ident)+] $($todo:tt)*] @done $done:tt @rest $rest:tt) => {
+        $crate::__world_paths! { @last [$($seg)+] @path [$($seg)+] @todo [$($todo)*] @done $done @rest $rest }
+    };
+    (@last [$last:ident] @path [$first:ident $($more:ident)*] @todo $todo:tt @done [$($done:tt)*] @rest $rest:tt) => {
+        $crate::__world_paths! {
+            @todo $todo @done [$($done)* , [<$last:snake>] : $first $(:: $more)*] @rest $rest
+        }
+    };
+    (@last [$skip:ident $($tail:ident)+] @path $path:tt @todo $todo:tt @done $done:tt @rest $rest:tt) => {
+        $crate::__world_paths! { @last [$($tail)+] @path $path @todo $todo @done $done @rest $rest }
     };
 }
