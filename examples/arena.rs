@@ -3,46 +3,59 @@
 //! A player patrols the middle of an arena while waves of monsters crawl in
 //! from the edges to reach them. The player's turret shoots the nearest
 //! monster; a hit costs the monster health and stuns it for a moment, and a
-//! monster at 0 health dies. A monster that reaches the player hurts them and
+//! monster at 0 health dies. A monster that reaches the player bites them and
 //! is gone.
 //!
 //! Several levels run side by side. Each is its own world (one `world!`
 //! type, one value per level) with its own `Schedule`, and one main loop
-//! steps them all at a fixed 60 Hz. A frame of a level runs, in order:
+//! steps them all at a fixed 60 Hz.
 //!
-//! 1. `spawner`: a wave of monsters every 1.5 s, spawned through a
-//!    `Commands` buffer the system keeps (reserved handles, `world.apply`);
-//! 2. `pilot`: walks the player between random waypoints (a system with
-//!    state of its own);
-//! 3. `turret`: fires at the nearest monster (`join` over fields of the
-//!    world: one written, others read, checked by the borrow checker);
-//! 4. `steer`: points every monster that is not stunned at the player
-//!    (`query_mut` with a `Without` filter, run with `for_each`);
+//! Every system is a plain function whose parameters say what it touches:
+//! `&SparseMap<Position>` reads positions, `&mut SparseMap<Velocity>` writes
+//! velocities, `&mut Scoreboard` writes a *resource* (one value for the whole
+//! level, declared in `resources { … }`), and `&mut Commands<Arena>` is the
+//! system's own buffer of spawns and despawns, applied at the next sync
+//! point. Systems added together with `add_systems((a, b))` form a *stage*:
+//! they may run at the same time (on rayon's threads with the `rayon`
+//! feature), and the compiler refuses a stage whose systems touch the same
+//! data with a `&mut`. A frame of a level runs:
+//!
+//! 1. stage `spawner` + `pilot`: a wave of monsters every 1.5 s, queued in
+//!    the spawner's `Commands`; the player walks between random waypoints;
+//! 2. sync point: the wave appears;
+//! 3. stage `turret` + `steer`: the turret fires at the nearest monster
+//!    (its projectiles queued in `Commands`); every monster that is not
+//!    stunned turns towards the player;
+//! 4. sync point: the projectiles appear;
 //! 5. `movement`: moves everything with a velocity, player, monsters and
-//!    projectiles alike (`query_mut` in a `for` loop);
-//! 6. `collide`: projectiles against monsters and monsters against the
-//!    player, with a uniform grid; a hit stuns (`add_deferred`);
-//! 7. `recover`: counts stuns down and lifts them (`remove_deferred` in an
-//!    index loop);
-//! 8. a sync point: `finalize_updates` applies the queued stuns and
-//!    recoveries, all at once;
-//! 9. `reap`: despawns dead monsters and spent projectiles (`Commands`), and
-//!    gets a knocked-out player back up.
+//!    projectiles alike;
+//! 6. `grid`: sorts the monsters into a collision grid (a resource);
+//! 7. `hit`: projectiles against monsters; a hit stuns (queued);
+//! 8. stage `recover` + `bite`: stuns count down (their end is queued);
+//!    monsters that touch the player bite and are gone (queued), and a
+//!    knocked-out player gets back up;
+//! 9. sync point: the new stuns, the ended ones, the used-up projectiles
+//!    and the monsters that bit, all at once, in the order the systems ran;
+//! 10. stage `reap` + `expire` + `tick`: despawns dead monsters and spent
+//!     projectiles (queued), and advances the level's clock;
+//! 11. sync point.
 //!
 //! Every second of simulated time it prints one line per level, and at the
 //! end the time each system took in the last level. Everything is seeded, so
-//! every run prints the same lines (the timings aside).
+//! every run prints the same lines (the timings aside), with or without
+//! the `rayon` feature.
 //!
 //! ```text
 //! cargo run --release --example arena -- --seconds 10 --levels 3
+//! cargo run --release --example arena --features rayon   # stages on threads
 //! ```
 
 use std::ops::{Add, Mul, Sub};
 use std::process::ExitCode;
 
 use typed_ecs::prelude::*;
-use typed_ecs::query::join;
 use typed_ecs::schedule::ScheduleStats;
+use typed_ecs::system::named;
 
 /// Simulation steps per second: the main loop advances every level by
 /// exactly `1 / FPS` seconds per frame, however long a frame takes to compute.
@@ -118,7 +131,7 @@ pub struct Radius(pub f32);
 pub struct Health(pub i32);
 
 /// A *tag*: a component with no data, that marks the player. Systems find
-/// the player with `With<Player>` rather than by keeping its handle.
+/// the player with `With(players)` rather than by keeping its handle.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Player;
 
@@ -150,16 +163,103 @@ pub struct Projectile {
 pub struct Lifetime(pub u32);
 
 /// A status effect that comes and goes: while an entity has it, `steer` and
-/// `movement` skip it (through `Without<Stunned>`). `collide` and `recover`
-/// only queue stuns and recoveries; the sync point applies them all at once,
-/// so no system sees half of a frame's changes.
+/// `movement` skip it (through `Without(stunned)`). `hit` and `recover` only
+/// queue stuns and recoveries in their `Commands`; the sync point applies
+/// them all at once, so no system sees half of a frame's changes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stunned {
     pub frames_left: u32,
 }
 
-/// The level's running totals. Game-wide data like this (other ECS crates
-/// call it a *resource*) is simply a component on one entity of its own.
+// ---------------------------------------------------------------------------
+// Resources: data that belongs to the level, not to an entity. Each is a
+// plain `pub` field of the world (`world.score.kills`), made with `Default`
+// by `Arena::new()`, and a system takes it as `&Rules` or `&mut Scoreboard`
+// like any other parameter. Resources that only one system uses (the
+// spawner's random generator, the pilot's waypoint) could also live in a
+// `move` closure; keeping them in the world means they are cloned with it
+// (and saved with it, with the `serde` feature and derives), shown by
+// `{:?}`, and set up by the code that makes a level.
+// ---------------------------------------------------------------------------
+
+/// What makes one level harder than another. Set once when the level is
+/// made; the systems only read it.
+#[derive(Debug, Clone, Copy)]
+pub struct Rules {
+    pub name: &'static str,
+    pub seed: u64,
+    /// Frames between waves.
+    pub wave_every: u32,
+    /// Monsters in the first wave, and how many more in each next one.
+    pub first_wave: u32,
+    pub wave_growth: u32,
+    /// Health of an ordinary monster (a brute has three times as much).
+    pub monster_health: i32,
+    /// Speed of an ordinary monster, in m/s.
+    pub monster_speed: f32,
+}
+
+impl Rules {
+    /// Level `number` (from 1): each one sends bigger, faster waves.
+    fn for_level(number: u32) -> Rules {
+        let n = number - 1;
+        Rules {
+            name: LEVEL_NAMES[n as usize],
+            seed: 0x5eed_0000 + u64::from(number),
+            wave_every: 3 * FPS / 2,
+            first_wave: 8 + 8 * n,
+            wave_growth: 2 + 2 * n,
+            monster_health: 2 + n as i32,
+            monster_speed: 5.0 + n as f32,
+        }
+    }
+}
+
+/// A resource needs `Default`: `Arena::new()` starts every resource with it.
+impl Default for Rules {
+    fn default() -> Self {
+        Rules::for_level(1)
+    }
+}
+
+/// The level's clock: frames done so far, and the length of one.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    pub frame: u32,
+    pub dt: f32,
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock { frame: 0, dt: DT }
+    }
+}
+
+/// The spawner's state: its random generator and the waves sent so far.
+#[derive(Debug, Clone, Default)]
+pub struct Waves {
+    pub rng: Rng,
+    pub sent: u32,
+}
+
+/// The pilot's state: its random generator and where the player is headed.
+#[derive(Debug, Clone)]
+pub struct Patrol {
+    pub rng: Rng,
+    pub waypoint: Vec2,
+}
+
+impl Default for Patrol {
+    fn default() -> Self {
+        Patrol {
+            rng: Rng::default(),
+            waypoint: Vec2::new(ARENA / 2.0, ARENA / 2.0),
+        }
+    }
+}
+
+/// The level's running totals. In this library, game-wide data like this
+/// is a resource, not a component on a "globals" entity of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Scoreboard {
     pub spawned: u32,
@@ -168,220 +268,364 @@ pub struct Scoreboard {
     pub kills: u32,
     pub bites: u32,
     pub knockouts: u32,
-    /// Commands that `world.apply` could not apply (a bug if not 0).
+    /// Commands that a sync point could not apply (a bug if not 0).
     pub rejected: u32,
 }
 
 world! {
     /// One level of the game. Every level is a separate `Arena` value with
-    /// entities of its own: keep each handle with the world that made it.
+    /// entities and resources of its own: keep each handle with the world
+    /// that made it.
     #[derive(Debug, Clone)]
     pub struct Arena<
         Position, Velocity, Radius, Health, Player, Turret,
-        Monster, Projectile, Lifetime, Stunned, Scoreboard
+        Monster, Projectile, Lifetime, Stunned
     >;
+    resources {
+        rules: Rules,
+        clock: Clock,
+        waves: Waves,
+        patrol: Patrol,
+        /// The monsters sorted by place, rebuilt every frame by `grid`.
+        grid: Grid,
+        score: Scoreboard,
+    }
 }
 
-/// The level's scoreboard (there is exactly one).
-fn scoreboard(world: &Arena) -> &Scoreboard {
-    world
-        .scoreboard
-        .values()
-        .first()
-        .expect("every level has a scoreboard")
-}
-
-/// The level's scoreboard, to update it.
-fn scoreboard_mut(world: &mut Arena) -> &mut Scoreboard {
-    world
-        .scoreboard
-        .values_mut()
-        .first_mut()
-        .expect("every level has a scoreboard")
-}
-
-/// Where the player is, if there is one.
-fn player_position(world: &Arena) -> Option<Vec2> {
-    world
-        .query::<(&Position, With<Player>)>()
+/// Where the player is, if there is one: a read-only `join` of positions
+/// with a filter, stopped at the first (and only) match.
+fn player_position(positions: &SparseMap<Position>, players: &SparseMap<Player>) -> Option<Vec2> {
+    join((positions, With(players)))
+        .into_iter()
         .next()
         .map(|(_player, (position, ()))| position.0)
 }
 
-/// Applies a system's command buffer. A rejected command (say, despawning an
-/// entity twice) would be a bug in the system: log it and count it rather
-/// than losing it silently.
-fn apply(world: &mut Arena, commands: &mut Commands<Arena>, system: &str) -> usize {
-    let report = world.apply(commands);
-    for rejected in report.rejected() {
-        eprintln!("warning: {system}: {rejected}");
-    }
-    scoreboard_mut(world).rejected += report.rejected().len() as u32;
-    report.spawned().len()
-}
-
 // ---------------------------------------------------------------------------
-// Systems: each is an `FnMut(&mut Arena)`. A plain `fn` when it needs no
-// state of its own; a closure, made by a function, when it keeps something
-// between frames (a random generator, a command buffer, a grid).
+// Systems. Each is a plain `fn`; its parameters are all the schedule needs
+// to know. Read `hit` for one that reads five things and writes three,
+// `spawner` for one that only queues commands.
 // ---------------------------------------------------------------------------
 
 /// Sends a wave of monsters from the edges every `rules.wave_every` frames,
 /// each wave bigger than the last (up to `MAX_WAVE`).
 ///
-/// It spawns through a `Commands` buffer: `commands.spawn_with` hands back a
-/// *reserved* handle that later commands in the same buffer can use (here to
-/// daze the new monster), and `world.apply` turns it into a real entity. The
-/// closure keeps the buffer, so its memory is reused every wave.
-fn spawner(rules: Rules) -> impl FnMut(&mut Arena) {
-    let mut rng = Rng(rules.seed);
-    let mut commands = Commands::new();
-    let mut frame: u32 = 0;
-    let mut wave: u32 = 0;
-    move |world: &mut Arena| {
-        let now = frame;
-        frame += 1;
-        if now % rules.wave_every != 0 {
-            return;
-        }
-        let size = (rules.first_wave + wave * rules.wave_growth).min(MAX_WAVE);
-        for i in 0..size {
-            let brute = i % 4 == 3;
-            let (radius, health, speed, damage) = if brute {
-                (BRUTE_RADIUS, 3 * rules.monster_health, 0.6, 25)
-            } else {
-                (MONSTER_RADIUS, rules.monster_health, 1.0, 10)
-            };
-            let monster = commands.spawn_with((
-                Position(rng.edge_point()),
-                Velocity(Vec2::ZERO),
-                Radius(radius),
-                Health(health),
-                Monster {
-                    speed: speed * rules.monster_speed * rng.range(0.8, 1.2),
-                    damage,
-                },
-            ));
-            // Monsters climb out of the ground, dazed for half a second. The
-            // reserved handle names the new monster before it exists (putting
-            // `Stunned` in the bundle would do the same).
-            commands.add(
-                monster,
-                Stunned {
-                    frames_left: DAZE_FRAMES,
-                },
-            );
-        }
-        wave += 1;
-        let spawned = apply(world, &mut commands, "spawner");
-        scoreboard_mut(world).spawned += spawned as u32;
+/// It touches no component at all: it reads two resources, writes two, and
+/// queues the new monsters in its `Commands`. `commands.spawn_with` hands
+/// back a *reserved* handle that later commands in the same buffer can use
+/// (here to daze the new monster); the sync point after this stage turns it
+/// into a real entity. The buffer belongs to the system and is kept between
+/// frames, so its memory is reused every wave.
+fn spawner(
+    clock: &Clock,
+    rules: &Rules,
+    waves: &mut Waves,
+    score: &mut Scoreboard,
+    commands: &mut Commands<Arena>,
+) {
+    if clock.frame % rules.wave_every != 0 {
+        return;
     }
+    let size = (rules.first_wave + waves.sent * rules.wave_growth).min(MAX_WAVE);
+    let rng = &mut waves.rng;
+    for i in 0..size {
+        let brute = i % 4 == 3;
+        let (radius, health, speed, damage) = if brute {
+            (BRUTE_RADIUS, 3 * rules.monster_health, 0.6, 25)
+        } else {
+            (MONSTER_RADIUS, rules.monster_health, 1.0, 10)
+        };
+        let monster = commands.spawn_with((
+            Position(rng.edge_point()),
+            Velocity(Vec2::ZERO),
+            Radius(radius),
+            Health(health),
+            Monster {
+                speed: speed * rules.monster_speed * rng.range(0.8, 1.2),
+                damage,
+            },
+        ));
+        // Monsters climb out of the ground, dazed for half a second. The
+        // reserved handle names the new monster before it exists (putting
+        // `Stunned` in the bundle would do the same).
+        commands.add(
+            monster,
+            Stunned {
+                frames_left: DAZE_FRAMES,
+            },
+        );
+    }
+    waves.sent += 1;
+    score.spawned += size;
 }
 
 /// Walks the player towards a waypoint, and picks a new random one in the
-/// middle of the arena on arrival. The state (the generator and the
-/// waypoint) lives in the closure, not in the world.
+/// middle of the arena on arrival.
 ///
-/// `for_each` is driven by the smallest storage the query requires, here
-/// `Player`, which holds one entity. A `for` loop over the same query would
-/// be driven by its first element, `Velocity`, and walk every monster and
-/// projectile to find the player.
-fn pilot(seed: u64) -> impl FnMut(&mut Arena) {
-    let mut rng = Rng(seed);
-    let mut waypoint = Vec2::new(ARENA / 2.0, ARENA / 2.0);
-    move |world: &mut Arena| {
-        world
-            .query_mut::<(&mut Velocity, &Position, With<Player>)>()
-            .for_each(|_player, (velocity, position, ())| {
-                if (waypoint - position.0).length() < 1.0 {
-                    waypoint = Vec2::new(
-                        rng.range(0.3 * ARENA, 0.7 * ARENA),
-                        rng.range(0.3 * ARENA, 0.7 * ARENA),
-                    );
-                }
-                velocity.0 = (waypoint - position.0).normalized() * PLAYER_SPEED;
-            });
-    }
+/// `for_each` is driven by the smallest storage the join requires, here
+/// `Player`, which holds one entity. A `for` loop over the same join would
+/// be driven by the storage it writes, `Velocity`, and walk every monster
+/// and projectile to find the player.
+fn pilot(
+    velocities: &mut SparseMap<Velocity>,
+    positions: &SparseMap<Position>,
+    players: &SparseMap<Player>,
+    patrol: &mut Patrol,
+) {
+    join((velocities, positions, With(players))).for_each(|_player, (velocity, position, ())| {
+        if (patrol.waypoint - position.0).length() < 1.0 {
+            patrol.waypoint = Vec2::new(
+                patrol.rng.range(0.3 * ARENA, 0.7 * ARENA),
+                patrol.rng.range(0.3 * ARENA, 0.7 * ARENA),
+            );
+        }
+        velocity.0 = (patrol.waypoint - position.0).normalized() * PLAYER_SPEED;
+    });
 }
 
 /// Every turret that is ready fires a fan of projectiles at the nearest
 /// monster in range.
 ///
-/// `join((&mut world.turret, &world.position))` borrows two fields of the
-/// world, one of them mutably; the loop body borrows two more
-/// (`&world.position` again, and `&world.monster`) to look for the target.
-/// The compiler checks that the borrows do not overlap, which a single
-/// `world.query_mut` could not allow. New projectiles go into the command
-/// buffer, since the storages are borrowed until the loop ends.
-fn turret() -> impl FnMut(&mut Arena) {
-    let mut commands = Commands::new();
-    move |world: &mut Arena| {
-        for (_gunner, (turret, from)) in join((&mut world.turret, &world.position)) {
-            turret.cooldown = turret.cooldown.saturating_sub(1);
-            if turret.cooldown > 0 {
-                continue;
-            }
-            let distance = |target: Vec2| (target - from.0).length_squared();
-            let nearest = join((&world.position, With(&world.monster)))
-                .into_iter()
-                .map(|(_monster, (position, ()))| position.0)
-                .min_by(|a, b| distance(*a).total_cmp(&distance(*b)));
-            let in_range = |target: &Vec2| distance(*target) <= TURRET_RANGE * TURRET_RANGE;
-            let Some(target) = nearest.filter(in_range) else {
-                continue; // nothing in range: stay ready
-            };
-            let aim = (target - from.0).normalized();
-            for k in 0..turret.spread {
-                let angle = 0.08 * (k as f32 - (turret.spread - 1) as f32 / 2.0);
-                commands.spawn_with((
-                    Position(from.0),
-                    Velocity(aim.rotated(angle) * SHOT_SPEED),
-                    Radius(SHOT_RADIUS),
-                    Projectile { damage: 1 },
-                    Lifetime(SHOT_LIFE),
-                ));
-            }
-            turret.cooldown = turret.reload;
+/// It writes turrets and reads positions and monsters: `join((turrets,
+/// positions))` walks the turrets, and inside the loop a second join over
+/// `positions` (a shared borrow can be used twice) looks for the target.
+/// New projectiles go into the command buffer: the storages are borrowed
+/// until the system returns, and `steer` may be reading them on another
+/// thread.
+fn turret(
+    turrets: &mut SparseMap<Turret>,
+    positions: &SparseMap<Position>,
+    monsters: &SparseMap<Monster>,
+    score: &mut Scoreboard,
+    commands: &mut Commands<Arena>,
+) {
+    for (_gunner, (turret, from)) in join((turrets, positions)) {
+        turret.cooldown = turret.cooldown.saturating_sub(1);
+        if turret.cooldown > 0 {
+            continue;
         }
-        let fired = apply(world, &mut commands, "turret");
-        scoreboard_mut(world).shots += fired as u32;
+        let distance = |target: Vec2| (target - from.0).length_squared();
+        let nearest = join((positions, With(monsters)))
+            .into_iter()
+            .map(|(_monster, (position, ()))| position.0)
+            .min_by(|a, b| distance(*a).total_cmp(&distance(*b)));
+        let in_range = |target: &Vec2| distance(*target) <= TURRET_RANGE * TURRET_RANGE;
+        let Some(target) = nearest.filter(in_range) else {
+            continue; // nothing in range: stay ready
+        };
+        let aim = (target - from.0).normalized();
+        for k in 0..turret.spread {
+            let angle = 0.08 * (k as f32 - (turret.spread - 1) as f32 / 2.0);
+            commands.spawn_with((
+                Position(from.0),
+                Velocity(aim.rotated(angle) * SHOT_SPEED),
+                Radius(SHOT_RADIUS),
+                Projectile { damage: 1 },
+                Lifetime(SHOT_LIFE),
+            ));
+        }
+        score.shots += turret.spread;
+        turret.cooldown = turret.reload;
     }
 }
 
 /// Points every monster that is not stunned at the player.
 ///
-/// `(&Monster, &Position, &mut Velocity, Without<Stunned>)`: read two
-/// components, write one, and skip the entities that have a `Stunned` (a
-/// filter yields `()`). `for_each` runs a query of any shape; a `for` loop
-/// would need the `&mut` first (see `movement`).
-fn steer(world: &mut Arena) {
-    let Some(target) = player_position(world) else {
+/// `join((monsters, positions, velocities, Without(stunned)))`: read two
+/// storages, write one, and skip the entities that have a `Stunned` (a
+/// filter yields `()`). `for_each` runs a join of any shape.
+fn steer(
+    velocities: &mut SparseMap<Velocity>,
+    positions: &SparseMap<Position>,
+    monsters: &SparseMap<Monster>,
+    players: &SparseMap<Player>,
+    stunned: &SparseMap<Stunned>,
+) {
+    let Some(target) = player_position(positions, players) else {
         return;
     };
-    world
-        .query_mut::<(&Monster, &Position, &mut Velocity, Without<Stunned>)>()
-        .for_each(|_monster, (monster, position, velocity, ())| {
+    join((monsters, positions, velocities, Without(stunned))).for_each(
+        |_monster, (monster, position, velocity, ())| {
             velocity.0 = (target - position.0).normalized() * monster.speed;
-        });
+        },
+    );
 }
 
 /// Moves everything that has a position and a velocity and is not stunned:
-/// the player, the monsters and the projectiles alike. The first element is
-/// `&mut` and the others only read, so a plain `for` loop works.
-fn movement(world: &mut Arena) {
-    for (_entity, (position, velocity, ())) in
-        world.query_mut::<(&mut Position, &Velocity, Without<Stunned>)>()
-    {
-        position.0 = position.0 + velocity.0 * DT;
+/// the player, the monsters and the projectiles alike. One storage is
+/// written and the others only read, so a plain `for` loop works.
+fn movement(
+    positions: &mut SparseMap<Position>,
+    velocities: &SparseMap<Velocity>,
+    stunned: &SparseMap<Stunned>,
+    clock: &Clock,
+) {
+    for (_entity, (position, velocity, ())) in join((positions, velocities, Without(stunned))) {
+        position.0 = position.0 + velocity.0 * clock.dt;
     }
+}
+
+/// Sorts every monster into the collision grid, where `hit` and `bite`
+/// find it. The grid is a resource: one system writes it, later systems
+/// read it.
+fn grid(
+    grid: &mut Grid,
+    positions: &SparseMap<Position>,
+    radii: &SparseMap<Radius>,
+    monsters: &SparseMap<Monster>,
+) {
+    grid.clear();
+    for (monster, (position, radius, ())) in join((positions, radii, With(monsters))) {
+        grid.insert(Body {
+            entity: monster,
+            center: position.0,
+            radius: radius.0,
+        });
+    }
+}
+
+/// A projectile that touches a live monster takes 1 health from it, stuns
+/// it and is used up (each projectile hits once).
+///
+/// A monster that is already stunned just has its timer reset, in place. A
+/// new stun is a new component, which changes the `Stunned` storage's
+/// layout: it is queued, like the projectile's despawn, and appears at the
+/// sync point.
+#[allow(clippy::too_many_arguments)] // a system's parameters are its declaration
+fn hit(
+    grid: &Grid,
+    positions: &SparseMap<Position>,
+    radii: &SparseMap<Radius>,
+    projectiles: &SparseMap<Projectile>,
+    health: &mut SparseMap<Health>,
+    stunned: &mut SparseMap<Stunned>,
+    score: &mut Scoreboard,
+    commands: &mut Commands<Arena>,
+) {
+    let mut newly_stunned: Vec<Entity> = Vec::new();
+    for (shot, (position, radius, projectile)) in join((positions, radii, projectiles)) {
+        let target = grid.near(position.0).find(|body| {
+            body.touches(position.0, radius.0) && health.get(body.entity).is_some_and(|h| h.0 > 0)
+        });
+        let Some(target) = target else { continue };
+        if let Some(health) = health.get_mut(target.entity) {
+            health.0 -= projectile.damage;
+        }
+        match stunned.get_mut(target.entity) {
+            Some(stun) => stun.frames_left = STUN_FRAMES,
+            None => newly_stunned.push(target.entity),
+        }
+        commands.despawn(shot);
+        score.hits += 1;
+    }
+    // Two shots may hit one monster in a frame: stun it once (a second
+    // `add` of the same component would be rejected at the sync point).
+    newly_stunned.sort_unstable();
+    newly_stunned.dedup();
+    for monster in newly_stunned {
+        commands.add(
+            monster,
+            Stunned {
+                frames_left: STUN_FRAMES,
+            },
+        );
+    }
+}
+
+/// Counts every stun down by one frame, and queues the removal of those
+/// that are over. Removing right away would reorder the storage under the
+/// loop; the command waits for the sync point.
+fn recover(stunned: &mut SparseMap<Stunned>, commands: &mut Commands<Arena>) {
+    for (entity, stun) in stunned.iter_mut() {
+        stun.frames_left = stun.frames_left.saturating_sub(1);
+        if stun.frames_left == 0 {
+            commands.remove::<Stunned>(entity);
+        }
+    }
+}
+
+/// A live monster that touches the player bites them and is gone. A player
+/// bitten down to 0 health is knocked out, and gets back up in the middle
+/// of the arena with full health.
+#[allow(clippy::too_many_arguments)]
+fn bite(
+    grid: &Grid,
+    positions: &mut SparseMap<Position>,
+    radii: &SparseMap<Radius>,
+    players: &SparseMap<Player>,
+    monsters: &SparseMap<Monster>,
+    health: &mut SparseMap<Health>,
+    score: &mut Scoreboard,
+    commands: &mut Commands<Arena>,
+) {
+    join((positions, radii, With(players))).for_each(|player, (position, radius, ())| {
+        for body in grid.near(position.0) {
+            let Some(monster) = monsters.get(body.entity) else {
+                continue;
+            };
+            let dead = health.get(body.entity).is_some_and(|h| h.0 <= 0);
+            if dead || !body.touches(position.0, radius.0) {
+                continue; // a dead monster is left for `reap`, as a kill
+            }
+            if let Some(health) = health.get_mut(player) {
+                health.0 -= monster.damage;
+            }
+            // If `hit` stunned it this frame, the queued `Stunned` is
+            // applied first (`hit` ran first) and goes away with it.
+            commands.despawn(body.entity);
+            score.bites += 1;
+        }
+        if let Some(health) = health.get_mut(player).filter(|health| health.0 <= 0) {
+            health.0 = PLAYER_HEALTH;
+            position.0 = Vec2::new(ARENA / 2.0, ARENA / 2.0);
+            score.knockouts += 1;
+        }
+    });
+}
+
+/// Despawns the monsters at 0 health: a kill each.
+fn reap(
+    health: &SparseMap<Health>,
+    monsters: &SparseMap<Monster>,
+    score: &mut Scoreboard,
+    commands: &mut Commands<Arena>,
+) {
+    for (monster, (health, ())) in join((health, With(monsters))) {
+        if health.0 <= 0 {
+            commands.despawn(monster);
+            score.kills += 1;
+        }
+    }
+}
+
+/// Counts projectiles' lives down, and despawns those that fizzled out or
+/// left the arena.
+fn expire(
+    lifetimes: &mut SparseMap<Lifetime>,
+    positions: &SparseMap<Position>,
+    commands: &mut Commands<Arena>,
+) {
+    for (shot, (lifetime, position)) in join((lifetimes, positions)) {
+        lifetime.0 = lifetime.0.saturating_sub(1);
+        let p = position.0;
+        let outside = p.x < 0.0 || p.y < 0.0 || p.x > ARENA || p.y > ARENA;
+        if lifetime.0 == 0 || outside {
+            commands.despawn(shot);
+        }
+    }
+}
+
+/// Ends the frame on the level's clock.
+fn tick(clock: &mut Clock) {
+    clock.frame += 1;
 }
 
 /// One body in the collision grid.
 #[derive(Debug, Clone, Copy)]
-struct Body {
-    entity: Entity,
-    center: Vec2,
-    radius: f32,
+pub struct Body {
+    pub entity: Entity,
+    pub center: Vec2,
+    pub radius: f32,
 }
 
 impl Body {
@@ -397,9 +641,16 @@ impl Body {
 /// ones: looking in the 3×3 cells around a point finds everything that can
 /// touch it. Building the grid is O(n) and each lookup visits a handful of
 /// bodies, instead of testing every pair.
-struct Grid {
+#[derive(Debug, Clone)]
+pub struct Grid {
     side: usize,
     cells: Vec<Vec<Body>>,
+}
+
+impl Default for Grid {
+    fn default() -> Self {
+        Grid::new()
+    }
 }
 
 impl Grid {
@@ -441,195 +692,13 @@ impl Grid {
     }
 }
 
-/// Finds what touches what, with a grid of the monsters rebuilt every frame:
-///
-/// * a projectile that touches a live monster takes 1 health from it, stuns
-///   it and is used up (each projectile hits once);
-/// * a live monster that touches the player bites them and is gone.
-///
-/// Projectiles and bitten monsters are despawned through the command
-/// buffer. Stuns go through the world's own queue: `add_deferred` queues a
-/// `Stunned` that only appears at the next sync point. A monster that is
-/// already stunned just has its timer reset.
-fn collide() -> impl FnMut(&mut Arena) {
-    let mut grid = Grid::new();
-    let mut commands = Commands::new();
-    let mut newly_stunned: Vec<Entity> = Vec::new();
-    move |world: &mut Arena| {
-        grid.clear();
-        for (monster, (position, radius, ())) in
-            world.query::<(&Position, &Radius, With<Monster>)>()
-        {
-            grid.insert(Body {
-                entity: monster,
-                center: position.0,
-                radius: radius.0,
-            });
-        }
-
-        // Three fields are read by the join and two more are written on the
-        // side: disjoint borrows of one world, checked by the compiler.
-        let mut hits = 0;
-        for (shot, (position, radius, projectile)) in
-            join((&world.position, &world.radius, &world.projectile))
-        {
-            let health = &mut world.health;
-            let target = grid.near(position.0).find(|body| {
-                body.touches(position.0, radius.0)
-                    && health.get(body.entity).is_some_and(|h| h.0 > 0)
-            });
-            let Some(target) = target else { continue };
-            if let Some(health) = health.get_mut(target.entity) {
-                health.0 -= projectile.damage;
-            }
-            match world.stunned.get_mut(target.entity) {
-                Some(stun) => stun.frames_left = STUN_FRAMES,
-                None => newly_stunned.push(target.entity),
-            }
-            commands.despawn(shot);
-            hits += 1;
-        }
-        // Two shots may hit one monster in a frame: stun it once. Queue the
-        // stuns now, while every monster is alive (`add_deferred` panics on a
-        // dead entity; `try_add_deferred` would return an error instead).
-        newly_stunned.sort_unstable();
-        newly_stunned.dedup();
-        for monster in newly_stunned.drain(..) {
-            world.add_deferred(
-                monster,
-                Stunned {
-                    frames_left: STUN_FRAMES,
-                },
-            );
-        }
-
-        let mut bites = 0;
-        let player = world
-            .query::<(&Position, &Radius, With<Player>)>()
-            .next()
-            .map(|(player, (position, radius, ()))| (player, position.0, radius.0));
-        if let Some((player, center, radius)) = player {
-            for body in grid.near(center) {
-                let Some(monster) = world.monster.get(body.entity) else {
-                    continue;
-                };
-                let dead = world.health.get(body.entity).is_some_and(|h| h.0 <= 0);
-                if dead || !body.touches(center, radius) {
-                    continue; // a dead monster is left for `reap`, as a kill
-                }
-                if let Some(health) = world.health.get_mut(player) {
-                    health.0 -= monster.damage;
-                }
-                // If it was also stunned this frame, the queued `Stunned`
-                // goes away with it: nothing is left for the sync point.
-                commands.despawn(body.entity);
-                bites += 1;
-            }
-        }
-
-        apply(world, &mut commands, "collide");
-        let board = scoreboard_mut(world);
-        board.hits += hits;
-        board.bites += bites;
-    }
-}
-
-/// Counts every stun down by one frame, and queues the removal of those that
-/// are over.
-///
-/// This is the index-loop pattern: `entity_at` / `value_at_mut` walk the
-/// `Stunned` storage slot by slot. Removing right away would move the last
-/// slot into this one and skip it; `remove_deferred` leaves the storage as
-/// it is until the sync point.
-fn recover(world: &mut Arena) {
-    for i in 0..world.size::<Stunned>() {
-        let stun = world.value_at_mut::<Stunned>(i);
-        stun.frames_left = stun.frames_left.saturating_sub(1);
-        if stun.frames_left == 0 {
-            let entity = world.entity_at::<Stunned>(i);
-            world.remove_deferred::<Stunned>(entity);
-        }
-    }
-}
-
-/// Clears away what is finished: monsters at 0 health (a kill), projectiles
-/// that fizzled out or left the arena. A knocked-out player gets back up in
-/// the middle of the arena, with full health.
-fn reap() -> impl FnMut(&mut Arena) {
-    let mut commands = Commands::new();
-    move |world: &mut Arena| {
-        let mut kills = 0;
-        for (monster, (health, ())) in world.query::<(&Health, With<Monster>)>() {
-            if health.0 <= 0 {
-                commands.despawn(monster);
-                kills += 1;
-            }
-        }
-        for (shot, (lifetime, position)) in world.query_mut::<(&mut Lifetime, &Position)>() {
-            lifetime.0 = lifetime.0.saturating_sub(1);
-            let p = position.0;
-            let outside = p.x < 0.0 || p.y < 0.0 || p.x > ARENA || p.y > ARENA;
-            if lifetime.0 == 0 || outside {
-                commands.despawn(shot);
-            }
-        }
-        let mut knockouts = 0;
-        world
-            .query_mut::<(&mut Health, &mut Position, With<Player>)>()
-            .for_each(|_player, (health, position, ())| {
-                if health.0 <= 0 {
-                    health.0 = PLAYER_HEALTH;
-                    position.0 = Vec2::new(ARENA / 2.0, ARENA / 2.0);
-                    knockouts += 1;
-                }
-            });
-        apply(world, &mut commands, "reap");
-        let board = scoreboard_mut(world);
-        board.kills += kills;
-        board.knockouts += knockouts;
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Levels
 // ---------------------------------------------------------------------------
 
-/// What makes one level harder than another.
-#[derive(Debug, Clone, Copy)]
-struct Rules {
-    name: &'static str,
-    seed: u64,
-    /// Frames between waves.
-    wave_every: u32,
-    /// Monsters in the first wave, and how many more in each next one.
-    first_wave: u32,
-    wave_growth: u32,
-    /// Health of an ordinary monster (a brute has three times as much).
-    monster_health: i32,
-    /// Speed of an ordinary monster, in m/s.
-    monster_speed: f32,
-}
-
-impl Rules {
-    /// Level `number` (from 1): each one sends bigger, faster waves.
-    fn for_level(number: u32) -> Rules {
-        let n = number - 1;
-        Rules {
-            name: LEVEL_NAMES[n as usize],
-            seed: 0x5eed_0000 + u64::from(number),
-            wave_every: 3 * FPS / 2,
-            first_wave: 8 + 8 * n,
-            wave_growth: 2 + 2 * n,
-            monster_health: 2 + n as i32,
-            monster_speed: 5.0 + n as f32,
-        }
-    }
-}
-
 /// A level: its world, its schedule and the timings of its systems.
 struct Level {
     number: u32,
-    rules: Rules,
     world: Arena,
     schedule: Schedule<Arena>,
     stats: ScheduleStats,
@@ -637,9 +706,13 @@ struct Level {
 
 impl Level {
     fn new(number: u32) -> Level {
+        // `Arena::new()` makes every resource with `Default`; the level's own
+        // are then set like any field.
         let rules = Rules::for_level(number);
         let mut world = Arena::new();
-        world.spawn_with((Scoreboard::default(),));
+        world.rules = rules;
+        world.waves.rng = Rng(rules.seed);
+        world.patrol.rng = Rng(rules.seed ^ 0xfeed);
         world.spawn_with((
             Player,
             Position(Vec2::new(ARENA / 2.0, ARENA / 2.0)),
@@ -653,47 +726,79 @@ impl Level {
             },
         ));
 
-        // The systems run in the order they are added. The sync point
-        // applies what `collide` and `recover` queued (stuns on and off), so
-        // the next frame's `steer` and `movement` see them.
+        // Steps run in the order they are added. A stage's systems touch
+        // disjoint data (the compiler checks it), so they may run at the same
+        // time; `named` gives each the short name shown in the timings (by
+        // default a system is named after its path, `arena::spawner`).
+        //
+        // A sync point applies what the systems before it queued in their
+        // `Commands`, one buffer after another in the order the systems ran
+        // (a stage's in the order listed), then the world's own deferred
+        // queue. So it goes where a later system must see the changes: the
+        // turret aims at this frame's wave, movement moves this frame's
+        // projectiles, and `reap` and `expire` never meet a projectile
+        // `hit` already used up.
         let mut schedule = Schedule::new();
         schedule
-            .add_system_named("spawner", spawner(rules))
-            .add_system_named("pilot", pilot(rules.seed ^ 0xfeed))
-            .add_system_named("turret", turret())
-            .add_system_named("steer", steer)
-            .add_system_named("movement", movement)
-            .add_system_named("collide", collide())
-            .add_system_named("recover", recover)
+            // Writes resources and queues spawns ∥ writes the player's
+            // velocity.
+            .add_systems((named("spawner", spawner), named("pilot", pilot)))
             .add_sync_point()
-            .add_system_named("reap", reap());
+            // Both read positions and monsters; one writes turrets, the other
+            // velocities.
+            .add_systems((named("turret", turret), named("steer", steer)))
+            .add_sync_point()
+            .add_system_named("movement", movement)
+            .add_system_named("grid", grid)
+            .add_system_named("hit", hit)
+            // `recover` writes stuns only, `bite` never looks at them. The
+            // order in the stage matters for the commands: `recover`'s are
+            // applied first, so a monster whose stun ends the frame it bites
+            // loses the stun and then is despawned. The other way round its
+            // removal would name a dead entity and be rejected.
+            .add_systems((named("recover", recover), named("bite", bite)))
+            .add_sync_point()
+            .add_systems((
+                named("reap", reap),
+                named("expire", expire),
+                named("tick", tick),
+            ))
+            .add_sync_point();
 
         Level {
             number,
-            rules,
             world,
             schedule,
             stats: ScheduleStats::with_window(TIMING_WINDOW),
         }
     }
 
-    /// Runs one frame: every system once, timed.
+    /// Runs one frame: every system once, timed. Then looks at what the sync
+    /// points applied: a rejected command (say, despawning an entity twice)
+    /// would be a bug in a system, so log it and count it rather than
+    /// losing it silently.
     fn step(&mut self) {
         self.schedule.run_timed(&mut self.world, &mut self.stats);
+        for (system, report) in self.schedule.last_reports() {
+            for rejected in report.rejected() {
+                eprintln!("warning: {system}: {rejected}");
+            }
+            self.world.score.rejected += report.rejected().len() as u32;
+        }
     }
 
     /// One line about the level's state and totals.
     fn summary(&self, second: u32) -> String {
         let world = &self.world;
-        let board = scoreboard(world);
-        let health = world
-            .query::<(&Health, With<Player>)>()
+        let board = &world.score;
+        let health = join((&world.health, With(&world.player)))
+            .into_iter()
             .next()
             .map_or(0, |(_player, (health, ()))| health.0);
         format!(
             "{second:>3}s {:<8} | {:>4} entities, {:>4} monsters ({:>3} stunned), {:>3} projectiles \
              | spawned {:>4}, shots {:>4}, hits {:>4}, kills {:>4}, bites {:>3} | player {:>3} hp, {} KOs",
-            self.rules.name,
+            world.rules.name,
             world.entity_count(),
             world.monster.len(),
             world.stunned.len(),
@@ -767,7 +872,8 @@ impl Mul<f32> for Vec2 {
 }
 
 /// A small deterministic generator, so every run plays out the same way.
-struct Rng(u64);
+#[derive(Debug, Clone, Default)]
+pub struct Rng(pub u64);
 
 impl Rng {
     fn next_f32(&mut self) -> f32 {
@@ -881,7 +987,7 @@ fn main() -> ExitCode {
 
     let mut clean = true;
     for level in &levels {
-        let rejected = scoreboard(&level.world).rejected;
+        let rejected = level.world.score.rejected;
         if rejected > 0 {
             eprintln!(
                 "error: level {}: {rejected} commands were rejected",
@@ -896,7 +1002,7 @@ fn main() -> ExitCode {
     println!();
     println!(
         "time per step in {} (level {}), over the last {kept} of {} frames:",
-        last.rules.name,
+        last.world.rules.name,
         last.number,
         last.stats.frames()
     );

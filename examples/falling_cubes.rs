@@ -1,13 +1,20 @@
 //! The classic sparse-set ECS demo: cubes falling under gravity.
 //!
-//! Every cube has a `Transform`, a `RigidBody` and a `Gravity`. Each frame:
+//! Every cube has a `Transform`, a `RigidBody` and a `Gravity`. The world
+//! also holds three *resources*, values that belong to no cube: the `Time`
+//! (the frame length and a frame counter), the `Rng` that makes new cubes,
+//! and the `Recycled` totals. Each frame:
 //!
-//! 1. `gravity` accelerates every rigid body (a `for` loop over `query_mut`);
-//! 2. `integrate` moves and spins every cube (`for_each` over `query_mut`,
-//!    a dense walk: `Transform` and `RigidBody` are an owning group);
-//! 3. `recycle` despawns the cubes that fell below the floor and spawns new
-//!    ones at the top, through a `Commands` buffer filled while the world is
-//!    borrowed by a query, then applied;
+//! 1. `gravity` accelerates every rigid body (a `for` loop over a `join`);
+//! 2. `integrate` moves and spins every cube (`for_each` over a `join`, a
+//!    dense walk: `Transform` and `RigidBody` are an owning group);
+//! 3. a stage of two systems that touch disjoint data, so they may run at
+//!    the same time: `recycle` queues the despawn of the cubes that fell
+//!    below the floor, and the spawn of new ones at the top, in its
+//!    `Commands`; `tick` advances the clock;
+//! 4. a sync point applies `recycle`'s commands, and the main loop checks
+//!    its report (`last_reports`): nothing rejected, and how many cubes
+//!    were made;
 //!
 //! and the schedule times each system. At the end it prints entity counts and
 //! the min / median / max time of every system.
@@ -20,6 +27,7 @@ use std::process::ExitCode;
 
 use typed_ecs::prelude::*;
 use typed_ecs::schedule::ScheduleStats;
+use typed_ecs::system::named;
 
 /// Seconds per frame (60 frames per second).
 const DT: f32 = 1.0 / 60.0;
@@ -46,17 +54,44 @@ pub struct RigidBody {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Gravity(pub f32);
 
+/// The clock: how long a frame is, and how many have run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Time {
+    pub dt: f32,
+    pub frame: u64,
+}
+
+/// A resource must be `Default`: `CubeWorld::new()` starts it that way.
+impl Default for Time {
+    fn default() -> Self {
+        Time { dt: DT, frame: 0 }
+    }
+}
+
+/// Counts of what `recycle` did over the run: `despawned` counted by the
+/// system as it queues them, `spawned` by the main loop from what the sync
+/// point reports it made.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Recycled {
+    pub despawned: u64,
+    pub spawned: u64,
+}
+
 world! {
     /// A box of falling cubes. `integrate` joins transforms and bodies
     /// every frame, so they are an owning group: that join walks two
     /// packed slices.
     #[derive(Debug, Clone)]
     pub struct CubeWorld<Transform, RigidBody, Gravity>;
+    // One value each for the whole world, in the fields `world.time`,
+    // `world.rng` and `world.recycled`.
+    resources { time: Time, rng: Rng, recycled: Recycled }
     group (Transform, RigidBody);
 }
 
 /// A small deterministic generator, so every run falls the same way.
-struct Rng(u64);
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rng(pub u64);
 
 impl Rng {
     fn next_f32(&mut self) -> f32 {
@@ -96,55 +131,52 @@ impl Rng {
     }
 }
 
-fn gravity(world: &mut CubeWorld) {
-    for (_cube, (body, gravity)) in world.query_mut::<(&mut RigidBody, &Gravity)>() {
-        body.velocity[1] -= gravity.0 * DT;
+// Systems: plain functions whose parameters say what they touch. The
+// schedule hands each its part of the world: `&mut SparseMap<RigidBody>`
+// is the world's `rigid_body` field, `&Time` its `time` resource. No
+// system can reach anything it did not ask for.
+
+/// Accelerates every rigid body: writes bodies, reads gravities and the
+/// clock. One storage written, so a plain `for` loop works.
+fn gravity(bodies: &mut SparseMap<RigidBody>, gravities: &SparseMap<Gravity>, time: &Time) {
+    for (_cube, (body, gravity)) in join((bodies, gravities)) {
+        body.velocity[1] -= gravity.0 * time.dt;
     }
 }
 
-fn integrate(world: &mut CubeWorld) {
-    world
-        .query_mut::<(&mut Transform, &RigidBody)>()
-        .for_each(|_cube, (transform, body)| {
-            for axis in 0..3 {
-                transform.position[axis] += body.velocity[axis] * DT;
-                transform.rotation[axis] += body.spin[axis] * DT;
-            }
-        });
-}
-
-/// Counts of what `recycle` did over the run.
-#[derive(Debug, Default, Clone, Copy)]
-struct Recycled {
-    despawned: u64,
-    spawned: u64,
-}
-
-/// Makes the recycle system: a closure that keeps its command buffer (reused
-/// every frame, so it allocates only while growing) and its random generator.
-fn recycle(totals: std::rc::Rc<std::cell::Cell<Recycled>>) -> impl FnMut(&mut CubeWorld) {
-    let mut commands = Commands::new();
-    let mut rng = Rng(0x5eed_cafe);
-    move |world: &mut CubeWorld| {
-        let mut fallen = 0;
-        for (cube, transform) in world.query::<&Transform>() {
-            if transform.position[1] < FLOOR {
-                commands.despawn(cube);
-                commands.spawn_with(rng.cube());
-                fallen += 1;
-            }
+/// Moves and spins every cube. The join is exactly the owning group, so
+/// `for_each` walks the two packed slices side by side.
+fn integrate(transforms: &mut SparseMap<Transform>, bodies: &SparseMap<RigidBody>, time: &Time) {
+    join((transforms, bodies)).for_each(|_cube, (transform, body)| {
+        for axis in 0..3 {
+            transform.position[axis] += body.velocity[axis] * time.dt;
+            transform.rotation[axis] += body.spin[axis] * time.dt;
         }
-        let report = world.apply(&mut commands);
-        assert!(
-            report.is_clean(),
-            "recycling failed: {:?}",
-            report.rejected()
-        );
-        let mut recycled = totals.get();
-        recycled.despawned += fallen;
-        recycled.spawned += report.spawned().len() as u64;
-        totals.set(recycled);
+    });
+}
+
+/// Replaces every cube that fell below the floor with a new one at the
+/// top. It only reads transforms: the despawns and spawns go into its
+/// `Commands`, a buffer the system keeps (so it allocates only while
+/// growing), applied by the next sync point.
+fn recycle(
+    transforms: &SparseMap<Transform>,
+    rng: &mut Rng,
+    recycled: &mut Recycled,
+    commands: &mut Commands<CubeWorld>,
+) {
+    for (cube, transform) in transforms.iter() {
+        if transform.position[1] < FLOOR {
+            commands.despawn(cube);
+            commands.spawn_with(rng.cube());
+            recycled.despawned += 1;
+        }
     }
+}
+
+/// Advances the clock by one frame.
+fn tick(time: &mut Time) {
+    time.frame += 1;
 }
 
 struct Options {
@@ -196,21 +228,37 @@ fn main() -> ExitCode {
     for _ in 0..options.entities {
         world.spawn_with(rng.cube());
     }
+    // Resources are public fields: seed the generator that makes new cubes.
+    world.rng = Rng(0x5eed_cafe);
 
-    let totals = std::rc::Rc::new(std::cell::Cell::new(Recycled::default()));
+    // Steps run in the order they are added. `recycle` reads transforms and
+    // writes two resources, `tick` writes a third: nothing in common, so
+    // they may share a stage (the compiler checks it). `gravity` writes the
+    // bodies that `integrate` reads, so those two must run one after the
+    // other. `named` gives each system a short name for the timings.
     let mut schedule = Schedule::new();
     schedule
         .add_system_named("gravity", gravity)
         .add_system_named("integrate", integrate)
-        .add_system_named("recycle", recycle(totals.clone()))
+        .add_systems((named("recycle", recycle), named("tick", tick)))
         .add_sync_point();
 
     let mut stats = ScheduleStats::with_window(options.frames.max(1) as usize);
     for _ in 0..options.frames {
         schedule.run_timed(&mut world, &mut stats);
+        // What the sync point applied, per system: every command must have
+        // gone through, and the spawns are counted from what was made.
+        for (system, report) in schedule.last_reports() {
+            assert!(
+                report.is_clean(),
+                "{system}: recycling failed: {:?}",
+                report.rejected()
+            );
+            world.recycled.spawned += report.spawned().len() as u64;
+        }
     }
 
-    let recycled = totals.get();
+    let recycled = world.recycled;
     let lowest = world
         .transform
         .values()
@@ -238,6 +286,11 @@ fn main() -> ExitCode {
         world.entity_count(),
         options.entities as usize,
         "recycling keeps the count"
+    );
+    assert_eq!(
+        world.time.frame,
+        u64::from(options.frames),
+        "one tick a frame"
     );
     ExitCode::SUCCESS
 }
