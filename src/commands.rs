@@ -96,14 +96,23 @@ fn apply_additions<W: Contains<C>, C: Column<W>>(world: &mut W, commands: &mut C
         ..
     } = commands;
     let queue = C::queue(queues);
-    while let Some((entity, value)) = queue.adds.pop_front() {
+    while let Some((entity, value, replace)) = queue.adds.pop_front() {
         *len -= 1;
+        let on_present = if replace {
+            OnPresent::Replace
+        } else {
+            OnPresent::Reject
+        };
         let (value, reason) = match progress
             .resolve(entity)
             .filter(|&real| world.allocator().is_alive(real))
         {
-            Some(real) => match add_now::<W, C>(world, real, value, OnPresent::Reject) {
-                Ok(_) => continue,
+            Some(real) => match add_now::<W, C>(world, real, value, on_present) {
+                // The world is consistent before the old value is dropped.
+                Ok(replaced) => {
+                    drop(replaced);
+                    continue;
+                }
                 Err(value) => (value, RejectReason::AlreadyPresent),
             },
             None => (value, RejectReason::DeadEntity),
@@ -361,6 +370,31 @@ impl<W: Storages> Commands<W> {
         W: Contains<C>,
     {
         <W as ColumnOf<C>>::queue(&mut self.queues).push_add(entity, component);
+        self.len += 1;
+    }
+
+    /// Queues inserting `component` on `entity`: at apply it is added, or
+    /// replaces (and drops) the `C` the entity has then. Rejected (and
+    /// reported) only if `entity` is dead. The `Commands` form of
+    /// [`World::insert`](crate::World::insert).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # #[derive(Debug, PartialEq)]
+    /// # struct Pos(f32);
+    /// # world! { struct Game<Pos>; }
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(1.0),));
+    /// let mut commands = Commands::new();
+    /// commands.insert(e, Pos(2.0));
+    /// assert!(world.apply(&mut commands).is_clean());
+    /// assert_eq!(world.get::<Pos>(e), Some(&Pos(2.0)));
+    /// ```
+    pub fn insert<C>(&mut self, entity: Entity, component: C)
+    where
+        W: Contains<C>,
+    {
+        <W as ColumnOf<C>>::queue(&mut self.queues).push_insert(entity, component);
         self.len += 1;
     }
 

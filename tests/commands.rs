@@ -1114,3 +1114,50 @@ fn reserved_handles_of_interleaved_buffers_resolve_only_in_their_own() {
     }
     assert_eq!(world.entity_count(), 1200);
 }
+
+// ---------------------------------------------------------------------------
+// insert: add or replace
+
+#[test]
+fn insert_adds_or_replaces_and_drops_each_value_once() {
+    let mut tracker = Tracker::default();
+    let mut world = Cw::new();
+    let has = world.spawn_with((tracker.make(),)); // 1
+    let lacks = world.spawn();
+    let dead = world.spawn();
+    assert!(world.despawn(dead));
+    let mut commands = Commands::new();
+    commands.insert(has, tracker.make()); // 2 replaces 1
+    commands.insert(lacks, tracker.make()); // 3 is added
+    commands.insert(dead, tracker.make()); // 4 is rejected
+    let reserved = commands.spawn();
+    commands.insert(reserved, tracker.make()); // 5 on a spawned entity
+    commands.insert(reserved, tracker.make()); // 6 replaces 5
+    let report = world.apply(&mut commands);
+    assert_eq!(report.rejected().len(), 1);
+    assert_eq!(report.rejected()[0].reason, RejectReason::DeadEntity);
+    assert_eq!(report.rejected()[0].command, CommandKind::Add);
+    assert_eq!(tracker.dropped_sorted(), [1, 4, 5]);
+    assert_eq!(world.get::<T>(has).map(|t| t.id), Some(2));
+    assert_eq!(world.get::<T>(lacks).map(|t| t.id), Some(3));
+    let real = report.entity(reserved).unwrap();
+    assert_eq!(world.get::<T>(real).map(|t| t.id), Some(6));
+    world.assert_invariants();
+    drop(world);
+    assert_eq!(tracker.dropped_sorted(), [1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn an_add_after_an_insert_is_rejected_but_an_insert_after_an_add_replaces() {
+    let mut world = Cw::new();
+    let e = world.spawn();
+    let mut commands = Commands::new();
+    commands.insert(e, A(1));
+    commands.add(e, A(2));
+    commands.add(e, B(1));
+    commands.insert(e, B(2));
+    let report = world.apply(&mut commands);
+    assert_eq!(report.rejected().len(), 1);
+    assert_eq!(report.rejected()[0].reason, RejectReason::AlreadyPresent);
+    assert_eq!((world.get::<A>(e), world.get::<B>(e)), (Some(&A(1)), Some(&B(2))));
+}

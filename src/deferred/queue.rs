@@ -12,7 +12,9 @@ use crate::Entity;
 /// generates for the buffer. Each is taken out as it is applied, so a
 /// panicking `Drop` leaves the rest queued, in order.
 pub struct Queue<T> {
-    pub(crate) adds: VecDeque<(Entity, T)>,
+    /// Each add, and whether it replaces a value the entity has (`insert`)
+    /// rather than being rejected (`add`).
+    pub(crate) adds: VecDeque<(Entity, T, bool)>,
     pub(crate) removes: VecDeque<Entity>,
 }
 
@@ -35,9 +37,15 @@ impl<T> fmt::Debug for Queue<T> {
 }
 
 impl<T> Queue<T> {
-    /// Queues an add.
+    /// Queues an add, which is rejected at apply if the entity has a value.
     #[inline]
     pub(crate) fn push_add(&mut self, entity: Entity, value: T) {
-        self.adds.push_back((entity, value));
+        self.adds.push_back((entity, value, false));
+    }
+
+    /// Queues an insert, which replaces a value the entity has at apply.
+    #[inline]
+    pub(crate) fn push_insert(&mut self, entity: Entity, value: T) {
+        self.adds.push_back((entity, value, true));
     }
 }
