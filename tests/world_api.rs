@@ -928,3 +928,24 @@ fn panics_point_at_the_caller() {
     world.assert_invariants();
     assert_eq!(world.get::<Pos>(e), Some(&Pos(0, 0)));
 }
+
+#[test]
+fn get_many_mut_hands_out_distinct_values_or_none() {
+    let mut world = Game::new();
+    let a = world.spawn_with((Vel(1),));
+    let b = world.spawn_with((Vel(2),));
+    let c = world.spawn_with((Vel(3),));
+    let bare = world.spawn();
+    let [x, y, z] = world.vel.get_many_mut([c, a, b]).unwrap();
+    std::mem::swap(x, z);
+    y.0 *= 10;
+    assert_eq!(world.vel.values(), [Vel(10), Vel(3), Vel(2)]);
+    assert_eq!(world.vel.get_many_mut([a, bare]), None, "one has no value");
+    assert_eq!(world.vel.get_many_mut([b, c, b]), None, "b named twice");
+    assert_eq!(world.vel.get_many_mut([]), Some([]));
+    assert!(world.despawn(a));
+    let reused = world.spawn_with((Vel(7),));
+    assert_eq!(reused.index(), a.index());
+    assert_eq!(world.vel.get_many_mut([a, b]), None, "a is stale");
+    assert_eq!(world.vel.get_many_mut([reused]).map(|[v]| v.0), Some(7));
+}

@@ -307,6 +307,34 @@ impl<T> SparseMap<T> {
         self.set.get_mut(entity)
     }
 
+    /// The values of several entities at once, mutably: `None` if one of
+    /// them has no value, or if an entity is named twice (two `&mut` to one
+    /// value would alias). For one entity's several components, see
+    /// [`World::get_many`](crate::World::get_many).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Hp>; }
+    /// # #[derive(Debug, PartialEq)] struct Hp(i32);
+    /// let mut world = Game::new();
+    /// let attacker = world.spawn_with((Hp(10),));
+    /// let target = world.spawn_with((Hp(10),));
+    /// if let Some([a, t]) = world.hp.get_many_mut([attacker, target]) {
+    ///     t.0 -= 3;
+    ///     a.0 += 1;
+    /// }
+    /// assert_eq!(world.hp.get(target), Some(&Hp(7)));
+    /// assert_eq!(world.hp.get_many_mut([attacker, attacker]), None);
+    /// ```
+    pub fn get_many_mut<const N: usize>(&mut self, entities: [Entity; N]) -> Option<[&mut T; N]> {
+        let mut slots = [0; N];
+        for (slot, &entity) in slots.iter_mut().zip(&entities) {
+            *slot = self.set.index_of(entity)?;
+        }
+        // Distinct entities have distinct slots, and the other way round.
+        self.values_mut().get_disjoint_mut(slots).ok()
+    }
+
     /// The dense slot of `entity`'s value: `entities()[i] == entity` and
     /// `values()[i]` is its value. Valid only until the next add or remove.
     ///
