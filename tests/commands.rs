@@ -1159,5 +1159,8 @@ fn an_add_after_an_insert_is_rejected_but_an_insert_after_an_add_replaces() {
     let report = world.apply(&mut commands);
     assert_eq!(report.rejected().len(), 1);
     assert_eq!(report.rejected()[0].reason, RejectReason::AlreadyPresent);
-    assert_eq!((world.get::<A>(e), world.get::<B>(e)), (Some(&A(1)), Some(&B(2))));
+    assert_eq!(
+        (world.get::<A>(e), world.get::<B>(e)),
+        (Some(&A(1)), Some(&B(2)))
+    );
 }

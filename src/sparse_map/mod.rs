@@ -12,6 +12,7 @@
 
 use alloc::vec::Vec;
 use core::fmt;
+use core::mem;
 
 use crate::entity::{EntityAllocator, SyncStamp};
 use crate::error::AddErrorKind;
@@ -327,12 +328,27 @@ impl<T> SparseMap<T> {
     /// assert_eq!(world.hp.get_many_mut([attacker, attacker]), None);
     /// ```
     pub fn get_many_mut<const N: usize>(&mut self, entities: [Entity; N]) -> Option<[&mut T; N]> {
-        let mut slots = [0; N];
-        for (slot, &entity) in slots.iter_mut().zip(&entities) {
-            *slot = self.set.index_of(entity)?;
+        // (dense slot, position in `entities`), by slot.
+        let mut order = [(0, 0); N];
+        for (position, (pair, &entity)) in order.iter_mut().zip(&entities).enumerate() {
+            *pair = (self.set.index_of(entity)?, position);
         }
+        order.sort_unstable();
         // Distinct entities have distinct slots, and the other way round.
-        self.values_mut().get_disjoint_mut(slots).ok()
+        if order.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+            return None;
+        }
+        // Split the values at each slot, in slot order.
+        let mut found: [Option<&mut T>; N] = core::array::from_fn(|_| None);
+        let mut rest = self.values_mut();
+        let mut start = 0;
+        for (slot, position) in order {
+            let (value, tail) = mem::take(&mut rest)[slot - start..].split_first_mut()?;
+            found[position] = Some(value);
+            rest = tail;
+            start = slot + 1;
+        }
+        Some(found.map(|value| value.expect("every position was filled")))
     }
 
     /// The dense slot of `entity`'s value: `entities()[i] == entity` and
