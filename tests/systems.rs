@@ -3,6 +3,7 @@
 //! one, Commands from several systems of a stage, and a panicking member.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
 
 use typed_ecs::prelude::*;
 use typed_ecs::system::named;
@@ -165,7 +166,8 @@ fn a_stage_gives_the_same_world_as_its_systems_one_by_one() {
     let mut staged = populated();
     let mut sequential = staged.clone();
     let mut a = Schedule::new();
-    a.add_systems((movement, poison, spawner))
+    a.set_parallel_work(Duration::ZERO)
+        .add_systems((movement, poison, spawner))
         .add_systems((reaper,))
         .add_sync_point()
         .add_systems((count,))
@@ -203,7 +205,10 @@ fn commands_of_a_stage_apply_in_member_order_at_the_sync_point() {
     }
     let mut world = Game::new();
     let mut schedule = Schedule::new();
-    schedule.add_systems((first, second)).add_sync_point();
+    schedule
+        .set_parallel_work(Duration::ZERO)
+        .add_systems((first, second))
+        .add_sync_point();
     schedule.run(&mut world);
     let spawned: Vec<(&str, Vec<Entity>)> = schedule
         .last_reports()
@@ -225,19 +230,28 @@ fn commands_of_a_stage_apply_in_member_order_at_the_sync_point() {
 }
 
 #[test]
-fn commands_wait_for_the_next_sync_point_even_in_the_next_run() {
+fn commands_after_the_last_sync_point_are_applied_at_the_end_of_the_run() {
     let mut world = Game::new();
     let mut schedule = Schedule::new();
     schedule
         .add_sync_point()
         .add_system(|commands: &mut Commands<Game>| {
             commands.spawn_with((Tag,));
+        })
+        .add_system(|world: &mut Game| {
+            let e = world.spawn();
+            world.add_deferred(e, Tag);
         });
     schedule.run(&mut world);
-    assert_eq!(world.entity_count(), 0);
-    schedule.run(&mut world);
-    assert_eq!(world.entity_count(), 1);
+    assert_eq!(world.entity_count(), 2);
+    assert_eq!(
+        world.size::<Tag>(),
+        1,
+        "deferred changes wait for a sync point"
+    );
     assert_eq!(schedule.last_reports().count(), 1);
+    schedule.run(&mut world);
+    assert_eq!(world.size::<Tag>(), 3);
 }
 
 #[test]
@@ -251,6 +265,7 @@ fn a_panicking_member_leaves_the_world_consistent_and_the_schedule_reusable() {
     let mut world = populated();
     let mut schedule = Schedule::new();
     schedule
+        .set_parallel_work(Duration::ZERO)
         .add_system(count)
         .add_systems((boom, movement, spawner))
         .add_sync_point();
@@ -294,4 +309,53 @@ fn systems_may_keep_state_and_take_nothing() {
     schedule.run(&mut world);
     schedule.run(&mut world);
     assert_eq!(world.frame.0, 4);
+}
+
+#[test]
+fn a_stage_that_works_long_enough_goes_to_the_pool_and_a_light_one_stays() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    // Which threads ran the members: with `rayon`, a heavy stage's members
+    // run inside the pool; a light one's on this (non-pool) thread.
+    let me = std::thread::current().id();
+    let elsewhere = move || usize::from(std::thread::current().id() != me);
+    let pooled = Arc::new(AtomicUsize::new(0));
+    let (a, b) = (Arc::clone(&pooled), Arc::clone(&pooled));
+    let spin = |d: Duration| {
+        let start = std::time::Instant::now();
+        while start.elapsed() < d {}
+    };
+    let mut heavy = Schedule::<Game>::new();
+    heavy.add_systems((
+        move |_: &mut SparseMap<Pos>| {
+            spin(Duration::from_micros(60));
+            a.fetch_add(elsewhere(), Ordering::Relaxed);
+        },
+        move |_: &mut SparseMap<Vel>| {
+            spin(Duration::from_micros(60));
+            b.fetch_add(elsewhere(), Ordering::Relaxed);
+        },
+    ));
+    let mut world = Game::new();
+    heavy.run(&mut world); // measured on this thread
+    assert_eq!(pooled.load(Ordering::Relaxed), 0);
+    heavy.run(&mut world);
+    let expected = if cfg!(feature = "rayon") { 2 } else { 0 };
+    assert_eq!(pooled.load(Ordering::Relaxed), expected);
+
+    let light = Arc::new(AtomicUsize::new(0));
+    let (c, d) = (Arc::clone(&light), Arc::clone(&light));
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add_systems((
+        move |_: &mut SparseMap<Pos>| {
+            c.fetch_add(elsewhere(), Ordering::Relaxed);
+        },
+        move |_: &mut SparseMap<Vel>| {
+            d.fetch_add(elsewhere(), Ordering::Relaxed);
+        },
+    ));
+    for _ in 0..5 {
+        schedule.run(&mut world);
+    }
+    assert_eq!(light.load(Ordering::Relaxed), 0);
 }

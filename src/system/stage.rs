@@ -27,8 +27,10 @@ pub trait Step<W> {
     /// The system at `member`, reading.
     fn member_ref(&self, member: usize) -> &dyn Member<W>;
 
-    /// Runs every system once; with `timed`, each records its own time.
-    fn run(&mut self, world: &mut W, timed: bool);
+    /// Runs every system once; with `timed`, each records its own time. A
+    /// stage whose members worked at least `parallel_work` in all at their
+    /// last run runs them on rayon's pool (feature `rayon`).
+    fn run(&mut self, world: &mut W, timed: bool, parallel_work: Duration);
 
     /// How long `member` took in the last timed run.
     fn time(&self, member: usize) -> Duration;
@@ -78,7 +80,7 @@ impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Step<W> for S
     }
 
     #[inline]
-    fn run(&mut self, world: &mut W, on: bool) {
+    fn run(&mut self, world: &mut W, on: bool, _: Duration) {
         let system = &mut self.system;
         timed(&mut self.time, on, || system.run(world));
     }
@@ -266,15 +268,22 @@ macro_rules! impl_stage {
                 }
             }
 
-            fn run(&mut self, world: &mut W, on: bool) {
+            fn run(&mut self, world: &mut W, on: bool, parallel_work: Duration) {
+                #[cfg(feature = "rayon")]
+                let parallel = $n > 1 && self.times.iter().sum::<Duration>() >= parallel_work;
+                #[cfg(not(feature = "rayon"))]
+                let _ = parallel_work;
                 let ($($sys,)+) = &mut self.systems;
                 let [$($time,)+] = &mut self.times;
                 // An exclusive member is alone in its stage (checked at
                 // compile time) and takes the whole world.
                 let mut source = Source::new(world, false $(|| $m::EXCLUSIVE)+);
                 $(let $items = $m::fetch(&mut $sys.state, &mut source);)+
+                // With rayon, every member times itself: what the stage
+                // costs decides how the next run goes.
+                let on = on || cfg!(feature = "rayon");
                 #[cfg(feature = "rayon")]
-                {
+                if parallel {
                     // One closure per member, holding only its function and
                     // its parameters.
                     $(let $sys = {
@@ -282,11 +291,9 @@ macro_rules! impl_stage {
                         move || timed($time, on, move || system.call($items))
                     };)+
                     join_all!($($sys),+);
+                    return;
                 }
-                #[cfg(not(feature = "rayon"))]
-                {
-                    $(timed($time, on, || $sys.system.call($items));)+
-                }
+                $(timed($time, on, || $sys.system.call($items));)+
             }
 
             fn time(&self, member: usize) -> Duration {
