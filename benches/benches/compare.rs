@@ -5,7 +5,14 @@
 //! ```text
 //! cargo bench -p typed_ecs_benches --bench compare                  # everything
 //! cargo bench -p typed_ecs_benches --bench compare -- simple_iter   # one group
+//! cargo bench -p typed_ecs_benches --features bevy_multi_threaded --bench compare -- stage
 //! ```
+//!
+//! The last runs the stage groups (`parallel_stage`, `stage_overhead`) with
+//! bevy's multi-threaded executor among them; without the feature they run
+//! without it. Don't run the other groups with the feature: bevy's
+//! `par_iter_mut` in `heavy_compute_par` would need a task pool it does not
+//! set up.
 //!
 //! HTML reports land in `target/criterion/` (or under `$CARGO_TARGET_DIR`).
 
@@ -13,8 +20,8 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use typed_ecs_benches::scenarios::{
-    add_remove, deferred_sync, despawn_churn, fragmented_iter, heavy_compute, random_get,
-    simple_insert, simple_iter, sparse_spread,
+    add_remove, deferred_sync, despawn_churn, fragmented_iter, heavy_compute, parallel_stage,
+    random_get, simple_insert, simple_iter, sparse_spread, stage_overhead,
 };
 use typed_ecs_benches::{short_size, Scenario};
 
@@ -91,6 +98,14 @@ fn bench_scaling(c: &mut Criterion) {
     group(c, &simple_iter::SCENARIO_SCALING);
 }
 
+fn bench_parallel_stage(c: &mut Criterion) {
+    group(c, &parallel_stage::SCENARIO);
+}
+
+fn bench_stage_overhead(c: &mut Criterion) {
+    group(c, &stage_overhead::SCENARIO);
+}
+
 criterion_group!(
     benches,
     bench_simple_insert,
@@ -104,5 +119,7 @@ criterion_group!(
     bench_deferred_sync,
     bench_sparse_spread,
     bench_scaling,
+    bench_parallel_stage,
+    bench_stage_overhead,
 );
 criterion_main!(benches);

@@ -17,6 +17,7 @@ pub mod components;
 pub mod harness;
 pub mod rng;
 pub mod scenarios;
+pub mod stages;
 
 /// The implementations, in table order. "Peers" are all of them but
 /// `typed_ecs` and `raw`.
@@ -117,9 +118,22 @@ pub const SCENARIOS: &[Scenario] = &[
     scenarios::simple_iter::SCENARIO_SCALING,
 ];
 
-/// The scenario called `name`.
+/// The scenarios of stages of systems, which compare typed_ecs with itself
+/// (a stage against the same systems one after the other) rather than with
+/// every peer: their implementations are named for what they run (`typed_ecs
+/// stage`, `bevy multi-threaded`, …), not by crate. `BENCHMARKS.md` shows
+/// them in a section of their own (see [`stages`]).
+pub const STAGE_SCENARIOS: &[Scenario] = &[
+    scenarios::parallel_stage::SCENARIO,
+    scenarios::stage_overhead::SCENARIO,
+];
+
+/// The scenario called `name`, among [`SCENARIOS`] and [`STAGE_SCENARIOS`].
 pub fn scenario(name: &str) -> Option<&'static Scenario> {
-    SCENARIOS.iter().find(|s| s.name == name)
+    SCENARIOS
+        .iter()
+        .chain(STAGE_SCENARIOS)
+        .find(|s| s.name == name)
 }
 
 /// A size for humans: `1k`, `10k`, `1M`.
@@ -265,6 +279,29 @@ mod tests {
     #[test]
     fn scaling() {
         same_work(&scenarios::simple_iter::SCENARIO_SCALING, 1);
+    }
+
+    #[test]
+    fn parallel_stage() {
+        same_work(&scenarios::parallel_stage::SCENARIO, 2);
+    }
+
+    #[test]
+    fn stage_overhead() {
+        same_work(&scenarios::stage_overhead::SCENARIO, 3);
+    }
+
+    #[test]
+    fn parallel_stage_matches_heavy_compute() {
+        // Each component of the stage goes through heavy_compute's kernel.
+        let mut heavy = (scenarios::heavy_compute::SCENARIO.impls[0].setup)(20);
+        let mut stage = (scenarios::parallel_stage::SCENARIO.impls[0].setup)(20);
+        heavy.run();
+        stage.run();
+        let heavy = heavy.check();
+        let stage = stage.check();
+        assert_eq!(heavy[1].1, stage[1].1, "positions");
+        assert_eq!(heavy[2].1, stage[2].1, "matrices");
     }
 
     #[test]

@@ -2,15 +2,19 @@
 //! interleaved in this one process (see `typed_ecs_benches::harness`), the
 //! Memory section printed by the `memory` binary (run through cargo: its
 //! counting global allocator stays out of this process, where it would tax
-//! every allocation of the timed runs), and the compile-time and cachegrind
-//! sections written by their own tools.
+//! every allocation of the timed runs), the Parallel stages section printed
+//! by the `stages` binary (run through cargo with the `bevy_multi_threaded`
+//! feature, which this process goes without), and the compile-time and
+//! cachegrind sections written by their own tools.
 //!
 //! ```text
 //! cargo run --release -p typed_ecs_benches --bin report -- [--quick] [--only NAME]... [--rounds N] [--out PATH]
 //! ```
 //!
 //! `--quick` takes 5 rounds (a smoke run); the default is 31. `--only`
-//! (repeatable) limits the timed scenarios. `--out` defaults to
+//! (repeatable) limits the timed scenarios; naming only stage scenarios
+//! (`parallel_stage`, `stage_overhead`) times those alone, naming only
+//! others leaves the Parallel stages section out. `--out` defaults to
 //! `BENCHMARKS.md` at the workspace root.
 
 #![forbid(unsafe_code)]
@@ -19,11 +23,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use typed_ecs_benches::harness::{self, Medians};
-use typed_ecs_benches::{scenario, short_size, Scenario, SCENARIOS};
+use typed_ecs_benches::{scenario, short_size, Scenario, SCENARIOS, STAGE_SCENARIOS};
 
 const USAGE: &str = "usage: report [--quick] [--only SCENARIO]... [--rounds N] [--out PATH]";
 const COMMAND: &str = "cargo run --release -p typed_ecs_benches --bin report";
 const MEMORY_COMMAND: &str = "cargo run --release -p typed_ecs_benches --bin memory";
+const STAGES_COMMAND: &str =
+    "cargo run --release -p typed_ecs_benches --features bevy_multi_threaded --bin stages";
 
 struct Options {
     quick: bool,
@@ -55,6 +61,7 @@ fn parse_options() -> Result<Options, String> {
                 let name = value()?;
                 let known = SCENARIOS
                     .iter()
+                    .chain(STAGE_SCENARIOS)
                     .map(|s| s.name)
                     .collect::<Vec<_>>()
                     .join(", ");
@@ -101,11 +108,23 @@ fn main() -> ExitCode {
     }
 
     let memory = memory_section();
+    let is_stage = |s: &&Scenario| STAGE_SCENARIOS.iter().any(|t| t.name == s.name);
+    let stage_only: Vec<&Scenario> = options.only.iter().copied().filter(is_stage).collect();
+    let stages = if options.only.is_empty() || !stage_only.is_empty() {
+        stages_section(&options, &stage_only)
+    } else {
+        String::new()
+    };
     settle_allocator();
     let scenarios: Vec<&Scenario> = if options.only.is_empty() {
         SCENARIOS.iter().collect()
     } else {
-        options.only.clone()
+        options
+            .only
+            .iter()
+            .copied()
+            .filter(|s| !is_stage(s))
+            .collect()
     };
     let mut results = Vec::new();
     for scenario in scenarios {
@@ -125,7 +144,7 @@ fn main() -> ExitCode {
         results.push((scenario, cases));
     }
 
-    let text = report(&options, &results, &memory);
+    let text = report(&options, &results, &memory, &stages);
     if let Err(error) = std::fs::write(&options.out, &text) {
         eprintln!("report: {}: {error}", options.out.display());
         return ExitCode::FAILURE;
@@ -138,7 +157,12 @@ fn main() -> ExitCode {
 // The document
 // ---------------------------------------------------------------------------
 
-fn report(options: &Options, results: &[(&Scenario, Vec<Medians>)], memory: &str) -> String {
+fn report(
+    options: &Options,
+    results: &[(&Scenario, Vec<Medians>)],
+    memory: &str,
+    stages: &str,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Benchmarks\n");
     let _ = writeln!(
@@ -152,8 +176,9 @@ fn report(options: &Options, results: &[(&Scenario, Vec<Medians>)], memory: &str
     let _ = writeln!(
         out,
         "- Crates: typed_ecs (this repository, feature `rayon`), hecs 0.11, bevy_ecs 0.20 \
-         (default features off, so without `multi_threaded`), shipyard 0.11, sparsey 0.13 \
-         (feature `parallel`), specs 0.20 (default features: `parallel`)."
+         (default features off, so without `multi_threaded`, except in the Parallel stages \
+         section), shipyard 0.11, sparsey 0.13 (feature `parallel`), specs 0.20 (default \
+         features: `parallel`)."
     );
     let _ = writeln!(
         out,
@@ -207,6 +232,10 @@ fn report(options: &Options, results: &[(&Scenario, Vec<Medians>)], memory: &str
         options.rounds
     );
 
+    if !stages.is_empty() {
+        out.push('\n');
+        out.push_str(stages);
+    }
     out.push('\n');
     out.push_str(memory);
     out.push('\n');
@@ -371,7 +400,9 @@ fn targets_table(results: &[(&Scenario, Vec<Medians>)]) -> String {
         out.push_str("\nWhat limits the targets missed:\n\n");
         out.push_str(&missed);
     }
-    out.push_str("\nThe memory and compile-time targets are in their own sections below.\n");
+    out.push_str(
+        "\nThe parallel-stage, memory and compile-time targets are in their own sections below.\n",
+    );
     out
 }
 
@@ -413,6 +444,48 @@ fn memory_section() -> String {
             };
             eprintln!("memory: {why}");
             format!("## Memory\n\nNot measured: `{MEMORY_COMMAND}` failed ({why}).\n")
+        }
+    }
+}
+
+/// The Parallel stages section: what the `stages` binary prints, run
+/// through cargo with the `bevy_multi_threaded` feature (bevy's
+/// multi-threaded executor, which this process is built without) in a
+/// process of its own. `only`: the stage scenarios to time (all if empty).
+fn stages_section(options: &Options, only: &[&Scenario]) -> String {
+    eprintln!("stages: {STAGES_COMMAND}");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut command = Command::new(cargo);
+    command.current_dir(workspace_root()).args([
+        "run",
+        "--release",
+        "--quiet",
+        "-p",
+        "typed_ecs_benches",
+        "--features",
+        "bevy_multi_threaded",
+        "--bin",
+        "stages",
+        "--",
+        "--rounds",
+        &options.rounds.to_string(),
+    ]);
+    if options.quick {
+        command.arg("--quick");
+    }
+    for scenario in only {
+        command.args(["--only", scenario.name]);
+    }
+    let output = command.stderr(std::process::Stdio::inherit()).output();
+    match output {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).into_owned(),
+        result => {
+            let why = match result {
+                Ok(out) => format!("it exited with {}", out.status),
+                Err(error) => format!("it could not start: {error}"),
+            };
+            eprintln!("stages: {why}");
+            format!("## Parallel stages\n\nNot measured: `{STAGES_COMMAND}` failed ({why}).\n")
         }
     }
 }

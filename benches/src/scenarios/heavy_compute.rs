@@ -330,6 +330,13 @@ pub mod par {
     });
 
     parallel!(bevy, |s| {
+        // With this crate's `bevy_multi_threaded` feature (for the stage
+        // scenarios only, in a process of their own), bevy's `par_iter_mut`
+        // needs a task pool: one thread keeps it what it is without.
+        #[cfg(feature = "bevy_multi_threaded")]
+        bevy_tasks::ComputeTaskPool::get_or_init(|| {
+            bevy_tasks::TaskPoolBuilder::new().num_threads(1).build()
+        });
         s.query
             .par_iter_mut(&mut s.world)
             .for_each(|(mut p, mut t)| heavy(&mut p, &mut t));

@@ -5,10 +5,12 @@ pub mod deferred_sync;
 pub mod despawn_churn;
 pub mod fragmented_iter;
 pub mod heavy_compute;
+pub mod parallel_stage;
 pub mod random_get;
 pub mod simple_insert;
 pub mod simple_iter;
 pub mod sparse_spread;
+pub mod stage_overhead;
 
 /// Sums `f` over `items` in `f64`.
 pub(crate) fn sum<T>(items: impl IntoIterator<Item = T>, f: impl Fn(T) -> f32) -> f64 {
