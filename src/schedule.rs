@@ -191,7 +191,9 @@ impl<W> Schedule<W> {
     /// results are the same either way; only the time differs. A stage's
     /// first run is on the calling thread, and measures it. Set
     /// `Duration::ZERO` to run every stage of two or more systems on the
-    /// pool.
+    /// pool. A game whose frame loop runs inside rayon's pool
+    /// (`ThreadPool::install`) pays about 0.3 µs to hand a stage over
+    /// instead of about 10 µs, and may lower the threshold accordingly.
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
