@@ -38,7 +38,7 @@ const SUBJECTS: &[Subject] = &[
     Subject {
         example: "falling_cubes",
         frame_work:
-            "gravity, integrate, recycle and the sync point, plus printing the timing table",
+            "gravity, integrate, the (recycle, tick) stage and the sync point, plus printing the timing table",
         next_to_the_article: false,
     },
     Subject {
