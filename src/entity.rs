@@ -1113,13 +1113,13 @@ mod tests {
         let mut live: Vec<Entity> = Vec::new();
         let mut dead: HashSet<Entity> = HashSet::new();
         for _ in 0..20_000 {
-            if live.is_empty() || rng.below(3) > 0 {
+            if live.is_empty() || rng.index(3) > 0 {
                 let e = entities.alloc();
                 assert!(!dead.contains(&e), "{e:?} was handed out twice");
                 assert!(!live.contains(&e));
                 live.push(e);
             } else {
-                let e = live.swap_remove(rng.below(live.len()));
+                let e = live.swap_remove(rng.index(live.len()));
                 assert!(entities.free(e));
                 dead.insert(e);
             }

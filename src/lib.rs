@@ -214,28 +214,7 @@ pub mod __private {
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
-/// A small seeded generator for the unit tests' random runs.
+/// The repository's one generator for random test runs (see the file).
 #[cfg(test)]
-pub(crate) mod test_rng {
-    /// SplitMix64.
-    pub struct Rng(u64);
-
-    impl Rng {
-        pub fn new(seed: u64) -> Self {
-            Rng(seed)
-        }
-
-        pub fn next_u64(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-
-        /// Uniform-enough in `0..n`, `n > 0`.
-        pub fn below(&mut self, n: usize) -> usize {
-            (self.next_u64() % n as u64) as usize
-        }
-    }
-}
+#[path = "../tests/support/rng.rs"]
+pub(crate) mod test_rng;

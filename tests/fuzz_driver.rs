@@ -19,20 +19,13 @@ use std::time::{Duration, Instant};
 
 use harness::{listing, minimize, ops_from_bytes, run_bytes, CODE_LEN};
 
+#[path = "support/rng.rs"]
+mod rng;
+
+use rng::Rng;
+
 /// The longest input, in operations.
 const MAX_OPS: usize = 400;
-
-/// xorshift64*: any fast generator will do.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
 
 fn env_u64(name: &str, default: u64) -> u64 {
     match std::env::var(name) {
@@ -64,7 +57,7 @@ fn fuzz_random_bytes() {
     }
     let seconds = env_u64("FUZZ_SECONDS", 60);
     let seed = env_u64("FUZZ_SEED", 0x5eed_f00d_d00d_f00d) | 1;
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let (mut sequences, mut ops) = (0u64, 0u64);
     let mut data = Vec::new();

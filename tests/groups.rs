@@ -9,6 +9,11 @@ use std::collections::BTreeMap;
 use typed_ecs::prelude::*;
 use typed_ecs::query::join;
 
+#[path = "support/rng.rs"]
+mod rng;
+
+use rng::Rng;
+
 #[derive(Debug, Clone, PartialEq)]
 struct Pos(i64);
 #[derive(Debug, Clone, PartialEq)]
@@ -124,11 +129,8 @@ fn queries_agree_with_a_world_without_groups() {
     let mut grouped = Grouped::new();
     let mut plain = Plain::new();
     let mut live: Vec<(Entity, Entity)> = Vec::new();
-    let mut seed = 0x5eed_u64;
-    let mut next = |n: usize| {
-        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-        ((seed >> 33) % n as u64) as usize
-    };
+    let mut rng = Rng::new(0x5eed);
+    let mut next = |n: usize| rng.index(n);
     for step in 0..3000_i64 {
         match next(8) {
             0 | 1 => {

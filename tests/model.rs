@@ -9,6 +9,11 @@ mod harness;
 
 use harness::{Coverage, Harness, Op, CODE_LEN, INDEX_LIMIT};
 
+#[path = "support/rng.rs"]
+mod rng;
+
+use rng::Rng;
+
 /// Operations per seed.
 const STEPS: usize = 20_000;
 
@@ -51,24 +56,6 @@ const WEIGHTS: &[(&str, u32, u32)] = &[
     ("Clear", 1, 3),
     ("SaveLoad", 6, 6),
 ];
-
-/// SplitMix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// In `0..n`, `n > 0`.
-    fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-}
 
 /// Percent of operations that act on the same target and component as the
 /// one before (when both take them), so that changes meet on one entity.
@@ -116,7 +103,7 @@ impl Generator {
         let phases = [phase(0), phase(1)];
         assert_eq!(phases[0].len(), harness::OP_KINDS, "a weight per operation");
         Generator {
-            rng: Rng(seed),
+            rng: Rng::new(seed),
             phases,
             follow_ups: FOLLOW_UPS
                 .iter()

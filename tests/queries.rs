@@ -4,6 +4,11 @@
 
 use typed_ecs::prelude::*;
 
+#[path = "support/rng.rs"]
+mod rng;
+
+use rng::Rng;
+
 macro_rules! components {
     ($($name:ident = $k:expr),+ $(,)?) => {
         $(
@@ -32,23 +37,6 @@ world! {
     struct Many<A, B, C, D, E, F, G, H>;
 }
 
-/// SplitMix64, for a reproducible population.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
-
 fn maybe_add<T: Value>(world: &mut Many, rng: &mut Rng, e: Entity, percent: u64)
 where
     Many: Contains<T>,
@@ -61,7 +49,7 @@ where
 /// 300 entities; component `k` is on roughly `90 - 10k` percent of them, so
 /// every storage has a different size.
 fn populated(seed: u64) -> (Many, Vec<Entity>) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut world = Many::new();
     let mut handles = Vec::new();
     for _ in 0..300 {
@@ -291,7 +279,7 @@ fn empty_storage_yields_nothing() {
 #[test]
 fn queries_after_removals_despawns_and_clear() {
     let (mut world, handles) = populated(6);
-    let mut rng = Rng(66);
+    let mut rng = Rng::new(66);
     let before = check_all(&world);
 
     // Removals of every kind, then despawns, then re-adds; check after each.

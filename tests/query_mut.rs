@@ -13,6 +13,11 @@ use std::collections::BTreeMap;
 use typed_ecs::prelude::*;
 use typed_ecs::query::{join, Maybe};
 
+#[path = "support/rng.rs"]
+mod rng;
+
+use rng::Rng;
+
 /// What every component of this file is: a `u32` with a kind number.
 trait Value {
     const K: usize;
@@ -370,23 +375,6 @@ macro_rules! case {
 // The population
 // ---------------------------------------------------------------------------
 
-/// SplitMix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
-
 /// How often each component is on an entity: every storage a different size,
 /// `H` tiny.
 const PERCENT: [u64; 8] = [80, 60, 50, 40, 30, 70, 20, 4];
@@ -414,7 +402,7 @@ fn dress(world: &mut Many, rng: &mut Rng, e: Entity) {
 /// A world that went through despawns, index reuse and removals, and every
 /// handle it ever issued plus some forged and reserved ones.
 fn populated(seed: u64) -> (Many, Vec<Entity>) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut world = Many::new();
     let mut issued = Vec::new();
     for _ in 0..500 {
@@ -541,7 +529,7 @@ fn triples_to_eights() {
 #[test]
 fn shapes_after_churn_and_clear() {
     let (mut world, mut issued) = populated(4);
-    let mut rng = Rng(44);
+    let mut rng = Rng::new(44);
     for round in 0..3 {
         let live: Vec<Entity> = world.entities().collect();
         for e in live {

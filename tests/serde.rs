@@ -8,6 +8,11 @@
 use serde::{Deserialize, Serialize};
 use typed_ecs::prelude::*;
 
+#[path = "support/rng.rs"]
+mod rng;
+
+use rng::Rng;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Position {
     pub x: f32,
@@ -409,16 +414,13 @@ fn missing_unknown_and_truncated_data_are_rejected() {
 fn random_bytes_never_make_a_broken_world() {
     let (world, _) = sample();
     let bytes = postcard::to_allocvec(&world).unwrap();
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rng = Rng::new(0x5eed);
     let mut accepted = 0;
     for _ in 0..2_000 {
         let mut corrupt = bytes.clone();
         for _ in 0..3 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let at = (state % corrupt.len() as u64) as usize;
-            corrupt[at] = (state >> 32) as u8;
+            let at = rng.index(corrupt.len());
+            corrupt[at] = rng.next_u64() as u8;
         }
         if let Ok(loaded) = postcard::from_bytes::<Save>(&corrupt) {
             // Whatever was accepted is a consistent world.

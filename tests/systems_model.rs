@@ -9,6 +9,11 @@ use std::time::Duration;
 
 use typed_ecs::prelude::*;
 
+#[path = "support/rng.rs"]
+mod rng;
+
+use rng::Rng;
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct A(u64);
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -99,17 +104,6 @@ fn sx(world: &mut Sim) {
     }
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
 fn random_world(rng: &mut Rng) -> Sim {
     let mut world = Sim::new();
     for _ in 0..rng.below(40) {
@@ -183,7 +177,7 @@ fn random_schedules(rng: &mut Rng) -> (Schedule<Sim>, Schedule<Sim>) {
 fn stages_match_their_systems_one_by_one() {
     let seeds: u64 = if cfg!(debug_assertions) { 300 } else { 3000 };
     for seed in 1..=seeds {
-        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut rng = Rng::new(seed);
         let mut a = random_world(&mut rng);
         let mut b = a.clone();
         let (mut staged, mut single) = random_schedules(&mut rng);

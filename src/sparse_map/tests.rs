@@ -248,26 +248,26 @@ fn random_operations_match_hashmap_model() {
     let mut map: SparseMap<u64> = SparseMap::new();
     let mut model: HashMap<Entity, u64> = HashMap::new();
     for step in 0..50_000u64 {
-        match rng.below(10) {
+        match rng.index(10) {
             0 | 1 => live.push(entities.alloc()),
             2 if !live.is_empty() => {
                 // despawn: the world purges before freeing the index
-                let e = live.swap_remove(rng.below(live.len()));
+                let e = live.swap_remove(rng.index(live.len()));
                 let (value, queued) = map.purge(e);
                 assert_eq!(value, model.remove(&e));
                 assert_eq!(queued, None);
                 entities.free(e);
             }
             3..=5 if !live.is_empty() => {
-                let e = live[rng.below(live.len())];
+                let e = live[rng.index(live.len())];
                 assert_eq!(map.insert(e, step), model.insert(e, step));
             }
             6 | 7 if !live.is_empty() => {
-                let e = live[rng.below(live.len())];
+                let e = live[rng.index(live.len())];
                 assert_eq!(map.remove(e), model.remove(&e));
             }
             8 if !live.is_empty() => {
-                let e = live[rng.below(live.len())];
+                let e = live[rng.index(live.len())];
                 if let Some(v) = map.get_mut(e) {
                     *v += 1;
                     *model.get_mut(&e).unwrap() += 1;
@@ -277,12 +277,12 @@ fn random_operations_match_hashmap_model() {
                 // a batch of queued changes and a sync point
                 let mut removes = Vec::new();
                 let mut adds = Vec::new();
-                for _ in 0..rng.below(8) {
+                for _ in 0..rng.index(8) {
                     if live.is_empty() {
                         break;
                     }
-                    let e = live[rng.below(live.len())];
-                    if rng.below(2) == 0 {
+                    let e = live[rng.index(live.len())];
+                    if rng.index(2) == 0 {
                         map.queue_remove(e);
                         removes.push(e);
                     } else if map.queue_add(e, step).is_ok() {
