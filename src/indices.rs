@@ -59,6 +59,76 @@ pub const fn all_distinct(indices: &[usize]) -> bool {
     true
 }
 
+/// A short list of storage indices, built at compile time: what one
+/// element of a mutable query names (one component, or an `Or`'s several).
+#[derive(Clone, Copy, Debug)]
+pub struct Indices {
+    list: [usize; Indices::CAPACITY],
+    len: usize,
+}
+
+impl Indices {
+    /// The most indices one query element may name.
+    pub const CAPACITY: usize = 16;
+
+    /// No index.
+    pub const EMPTY: Indices = Indices {
+        list: [0; Indices::CAPACITY],
+        len: 0,
+    };
+
+    /// One index.
+    pub const fn one(index: usize) -> Self {
+        Self::EMPTY.with(index)
+    }
+
+    /// These and `more`; fails the build past [`CAPACITY`](Self::CAPACITY).
+    pub const fn and(self, more: Indices) -> Self {
+        let mut out = self;
+        let mut i = 0;
+        while i < more.len {
+            out = out.with(more.list[i]);
+            i += 1;
+        }
+        out
+    }
+
+    const fn with(mut self, index: usize) -> Self {
+        assert!(
+            self.len < Self::CAPACITY,
+            "an `Or` in a query names more than 16 components: split it"
+        );
+        self.list[self.len] = index;
+        self.len += 1;
+        self
+    }
+
+    /// The indices, in order.
+    pub const fn as_slice(&self) -> &[usize] {
+        self.list.split_at(self.len).0
+    }
+}
+
+/// `true` when no two elements of `lists`, taken together, are equal: the
+/// storage indices of a query's elements, some of which name several.
+pub(crate) const fn all_distinct_lists(lists: &[&[usize]]) -> bool {
+    let mut i = 0;
+    while i < lists.len() {
+        if !all_distinct(lists[i]) {
+            return false;
+        }
+        let mut j = i + 1;
+        while j < lists.len() {
+            if overlaps(lists[i], lists[j]) {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// `true` if every element of `b` is in `a`.
 pub(crate) const fn covers(a: &[usize], b: &[usize]) -> bool {
     let mut i = 0;
@@ -124,6 +194,9 @@ mod tests {
             assert_eq!(covers(a, b), covered, "{a:?} covers {b:?}");
             assert_eq!(overlaps(a, b), shared, "{a:?} overlaps {b:?}");
         }
+        assert!(all_distinct_lists(&[&[0, 1], &[2], &[]]));
+        assert!(!all_distinct_lists(&[&[0, 1], &[2, 1]]));
+        assert!(!all_distinct_lists(&[&[3, 3]]));
         assert_eq!(field_index(&["pos", "vel", "name"], "vel"), 1);
         assert!(contains(&[1, 5], 5) && !contains(&[1, 5], 4));
     }

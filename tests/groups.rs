@@ -488,3 +488,31 @@ fn a_batch_out_of_indices_hands_back_the_rest() {
     assert_packed(&world);
     assert_eq!(world.group_len::<(Pos, Vel)>(), Some(5));
 }
+
+#[test]
+fn an_or_beside_a_group_is_checked_per_entity() {
+    use typed_ecs::query::Or;
+    let mut world = Grouped::new();
+    let a = world.spawn_with((Pos(1), Vel(1), Tag));
+    let b = world.spawn_with((Pos(2), Vel(2), Mass(2)));
+    let c = world.spawn_with((Pos(3), Vel(3)));
+    world.spawn_with((Pos(4), Tag));
+    assert_eq!(world.group_len::<(Pos, Vel)>(), Some(3));
+    let mut seen = Vec::new();
+    world
+        .query_mut::<(&mut Pos, &Vel, Or<(With<Tag>, With<Mass>)>)>()
+        .for_each(|e, (p, v, ())| {
+            p.0 += v.0;
+            seen.push(e);
+        });
+    seen.sort();
+    assert_eq!(seen, [a, b]);
+    assert_eq!(world.get::<Pos>(c), Some(&Pos(3)));
+    let mut read: Vec<Entity> = world
+        .query::<(&Pos, &Vel, Or<(Without<Tag>, With<Mass>)>)>()
+        .map(|(e, _)| e)
+        .collect();
+    read.sort();
+    assert_eq!(read, [b, c]);
+    world.assert_invariants();
+}

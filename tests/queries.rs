@@ -344,3 +344,66 @@ fn queries_after_removals_despawns_and_clear() {
         [e]
     );
 }
+
+/// `Or` in `query`, `query_mut` (both walks) and `join`, against the brute
+/// force, over random worlds; nested, and beside required elements.
+#[test]
+fn or_filters_match_the_brute_force() {
+    use typed_ecs::query::Or;
+    for seed in 0..20 {
+        let (mut world, handles) = populated(seed);
+        let expect = |keep: &dyn Fn(Entity) -> bool| -> Vec<Entity> {
+            let mut v: Vec<Entity> = handles
+                .iter()
+                .copied()
+                .filter(|&e| world.has::<C>(e) && keep(e))
+                .collect();
+            v.sort();
+            v
+        };
+        let g_or_not_h = expect(&|e| world.has::<G>(e) || !world.has::<H>(e));
+        let nested = expect(&|e| world.has::<H>(e) || (world.has::<F>(e) || world.has::<G>(e)));
+
+        let mut got: Vec<Entity> = world
+            .query::<(&C, Or<(With<G>, Without<H>)>)>()
+            .map(|(e, _)| e)
+            .collect();
+        got.sort();
+        assert_eq!(got, g_or_not_h, "query, seed {seed}");
+
+        let mut got: Vec<Entity> = world
+            .query::<(Or<(With<H>, Or<(With<F>, With<G>)>)>, &C)>()
+            .map(|(e, _)| e)
+            .collect();
+        got.sort();
+        assert_eq!(got, nested, "nested, seed {seed}");
+
+        let mut got = Vec::new();
+        world
+            .query_mut::<(&mut C, Or<(With<G>, Without<H>)>)>()
+            .for_each(|e, (c, ())| {
+                c.0 += 1;
+                got.push(e);
+            });
+        got.sort();
+        assert_eq!(got, g_or_not_h, "query_mut for_each, seed {seed}");
+
+        let mut got = Vec::new();
+        for (e, (c, ())) in world.query_mut::<(&mut C, Or<(With<G>, Without<H>)>)>() {
+            c.0 -= 1;
+            got.push(e);
+        }
+        got.sort();
+        assert_eq!(got, g_or_not_h, "query_mut for, seed {seed}");
+
+        let mut got: Vec<Entity> =
+            typed_ecs::join((&mut world.c, Or((With(&world.g), Without(&world.h)))))
+                .into_iter()
+                .map(|(e, _)| e)
+                .collect();
+        got.sort();
+        assert_eq!(got, g_or_not_h, "join, seed {seed}");
+        // Every value went up and down once: none changed.
+        assert!(world.c.iter().all(|(e, c)| c.0 == e.index() * 10 + 2));
+    }
+}

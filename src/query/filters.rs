@@ -1,5 +1,5 @@
-//! The wrappers a query spells its filters with: [`With`], [`Without`] and
-//! [`Maybe`]. Each is both a query term (`With<C>`) and, around a borrowed
+//! The wrappers a query spells its filters with: [`With`], [`Without`],
+//! [`Or`] and [`Maybe`]. Each is both a query term (`With<C>`) and, around a borrowed
 //! storage, a fetch (`With(&world.c)`); a leaf, so that the terms and the
 //! fetches can both name them.
 
@@ -76,3 +76,34 @@ pub struct Without<T>(pub T);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Maybe<T>(pub T);
+
+/// Filter: entities that pass at least one of 2 to 4 filters ([`With`],
+/// [`Without`], or another `Or`). Yields `()`.
+///
+/// In a query type, `Or<(With<A>, With<B>)>`; in a [`join`](super::join),
+/// `Or((With(&world.a), With(&world.b)))`. An `Or` is never required: a
+/// query needs another element every result has (`&C`, `&mut C` or
+/// `With<C>`), which drives the walk, and the `Or` is checked for each of
+/// its entities.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::Or;
+///
+/// struct Hp(i32);
+/// struct Burning;
+/// struct Poisoned;
+/// world! { struct Game<Hp, Burning, Poisoned>; }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Hp(10), Burning));
+/// world.spawn_with((Hp(10), Poisoned));
+/// world.spawn_with((Hp(10),));
+/// world
+///     .query_mut::<(&mut Hp, Or<(With<Burning>, With<Poisoned>)>)>()
+///     .for_each(|_, (hp, ())| hp.0 -= 1);
+/// let hurt = world.hp.values().iter().filter(|hp| hp.0 < 10).count();
+/// assert_eq!(hurt, 2);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Or<T>(pub T);

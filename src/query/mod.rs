@@ -50,12 +50,14 @@
 //! `terms.rs` (query types), `fetch.rs` ([`Fetch`] and its sealed
 //! interface), `plan.rs` (which walk, decided from plain facts about each
 //! column), `rows.rs` (packed rows), `iter.rs` ([`QueryIter`]), `join.rs`
-//! ([`Join`], [`join`]) and `par.rs` (`par_for_each`).
+//! ([`Join`], [`join`]), `or.rs` (the [`Or`] filter, every form of it)
+//! and `par.rs` (`par_for_each`).
 
 pub(crate) mod fetch;
 mod filters;
 mod iter;
 mod join;
+mod or;
 #[cfg(feature = "rayon")]
 mod par;
 pub(crate) mod plan;
@@ -63,7 +65,8 @@ mod rows;
 mod terms;
 
 pub use fetch::{AtMostOne, Fetch, IntoFetch, ReadOnly};
-pub use filters::{Maybe, With, Without};
+pub use filters::{Maybe, Or, With, Without};
 pub use iter::QueryIter;
 pub use join::{join, Join};
+pub use or::Filter;
 pub use terms::{Query, QueryMut, QueryTerm};

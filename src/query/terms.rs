@@ -4,7 +4,7 @@
 
 use super::fetch::{Fetch, FromStorage, ReadOnly};
 use super::filters::{Maybe, With, Without};
-use crate::indices::{all_distinct, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
+use crate::indices::{all_distinct_lists, Indices, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
 use crate::world::storages::{ColumnOf, Storages};
 use crate::world::sync;
 use crate::{Contains, SparseMap};
@@ -119,53 +119,41 @@ impl_query_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9, Q10, Q11);
 
 /// One element of a mutable query: `&C`, `&mut C`, `Option<&C>`,
 /// `Option<&mut C>`, [`With<C>`] or [`Without<C>`], for a component `C` of
-/// `W`.
+/// `W`, or an [`Or`](super::Or) of filters.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::QueryTerm;
+/// use typed_ecs::query::{Or, QueryTerm};
 ///
 /// struct Pos(i32);
 /// struct Vel(i32);
 /// world! { struct Game<Pos, Vel>; }
 ///
-/// assert_eq!(<&mut Vel as QueryTerm<'_, Game>>::INDEX, 1);
-/// assert!(!<Option<&Pos> as QueryTerm<'_, Game>>::REQUIRED);
+/// assert_eq!(<&mut Vel as QueryTerm<'_, Game>>::INDICES.as_slice(), [1]);
+/// assert_eq!(<Or<(With<Pos>, With<Vel>)> as QueryTerm<'_, Game>>::INDICES.as_slice(), [0, 1]);
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a query element over `{W}`",
     label = "not a query element over `{W}`",
-    note = "a mutable query element is `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>` or \
-            `Without<C>` for a component `C` of `{W}`"
+    note = "a mutable query element is `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>`, \
+            `Without<C>` for a component `C` of `{W}`, or an `Or` of filters"
 )]
-pub trait QueryTerm<'w, W: Storages + 'w> {
-    /// The component the element names.
-    type Component;
-
-    /// The column the element becomes.
-    type Fetch: Fetch<'w> + FromStorage<'w, Self::Component>;
-
-    /// The component's storage index in `W` (for the aliasing check).
-    const INDEX: usize;
-
-    /// `true` if every result must have the component (`&C`, `&mut C`,
-    /// `With<C>`).
-    const REQUIRED: bool;
+pub trait QueryTerm<'w, W: Storages + 'w>: QueryParts<'w, W> {
+    /// The storage index in `W` of each component the element names (one,
+    /// or an `Or`'s several), for the aliasing check.
+    const INDICES: Indices;
 }
 
 macro_rules! impl_query_term {
     ($($term:ty => $fetch:ty, $required:literal;)+) => {$(
         impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for $term {
-            type Component = C;
-            type Fetch = $fetch;
-            const INDEX: usize = <W as Contains<C>>::INDEX;
-            const REQUIRED: bool = $required;
+            const INDICES: Indices = Indices::one(<W as Contains<C>>::INDEX);
         }
 
         impl<'w, W: Contains<C> + 'w, C: 'static> QueryParts<'w, W> for $term {
             type Fetch = $fetch;
-            const INDICES: &'static [usize] = &[<W as Contains<C>>::INDEX];
             const REQUIRED: bool = $required;
+            const EACH_COMPONENT_ONCE: () = ();
 
             #[inline]
             fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
@@ -243,16 +231,13 @@ pub trait QueryParts<'w, W: Storages + 'w> {
     /// The borrowed storages.
     type Fetch: Fetch<'w>;
 
-    /// The storage index of each term, in order.
-    const INDICES: &'static [usize];
-
     /// `true` if a term is required (`&C`, `&mut C`, `With<C>`).
     const REQUIRED: bool;
 
     /// Evaluated where a query is made (inside the user-facing method, so
     /// that a build error's last note points at the caller's line): fails
     /// the build if a component appears twice.
-    const EACH_COMPONENT_ONCE: () = assert!(all_distinct(Self::INDICES), "{}", DUPLICATE_IN_QUERY);
+    const EACH_COMPONENT_ONCE: ();
 
     /// Likewise: fails the build if no term is required.
     const ONE_REQUIRED: () = assert!(Self::REQUIRED, "{}", NEEDS_REQUIRED);
@@ -269,28 +254,28 @@ pub trait QueryParts<'w, W: Storages + 'w> {
 
 macro_rules! impl_query_mut_tuples {
     ($($q:ident),+) => {
-        impl<'w, W: Storages + 'w, $($q: QueryTerm<'w, W> + 'w),+> QueryParts<'w, W> for ($($q,)+)
-        where
-            $(W: Contains<$q::Component>,)+
-        {
+        impl<'w, W: Storages + 'w, $($q: QueryTerm<'w, W> + 'w),+> QueryParts<'w, W> for ($($q,)+) {
             type Fetch = ($($q::Fetch,)+);
-            const INDICES: &'static [usize] = &[$($q::INDEX),+];
             const REQUIRED: bool = $($q::REQUIRED)||+;
+            const EACH_COMPONENT_ONCE: () = assert!(
+                all_distinct_lists(&[$($q::INDICES.as_slice()),+]),
+                "{}",
+                DUPLICATE_IN_QUERY
+            );
 
             #[inline]
             fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
-                ($(FromStorage::from_storage(<W as ColumnOf<$q::Component>>::take(parts)),)+)
+                ($($q::fetch(parts),)+)
             }
 
             #[inline]
             fn sync(world: &mut W) {
-                $(sync::sync::<W, $q::Component>(world);)+
+                $($q::sync(world);)+
             }
 
             #[inline]
             fn in_step(world: &W) -> bool {
-                let stamp = world.allocator().stamp();
-                true $(&& <W as Contains<$q::Component>>::sparse_map(world).is_synced(stamp))+
+                true $(&& $q::in_step(world))+
             }
         }
     };
