@@ -949,6 +949,44 @@ pub trait World: Storages {
     /// `Option<&C>`, [`With<C>`](crate::query::With) and
     /// [`Without<C>`](crate::query::Without) work here too; a query needs at
     /// least one `&C` or `With<C>` (checked when the program is built).
+    ///
+    /// # Changing the world inside the loop
+    ///
+    /// The query borrows the world until the loop ends, so changing the
+    /// world inside it is a borrow error:
+    ///
+    /// ```compile_fail,E0502
+    /// # use typed_ecs::prelude::*;
+    /// # struct Hp(i32);
+    /// # world! { struct Game<Hp>; }
+    /// # let mut world = Game::new();
+    /// for (entity, hp) in world.query::<&Hp>() {
+    ///     if hp.0 <= 0 {
+    ///         world.despawn(entity); // error[E0502]: cannot borrow `world` as mutable
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Queue the change in a [`Commands`] buffer and apply it after the loop
+    /// (or loop over indices and use
+    /// [`despawn_deferred`](World::despawn_deferred); the guide's "Queries"
+    /// section shows the three patterns):
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Hp(i32);
+    /// # world! { struct Game<Hp>; }
+    /// # let mut world = Game::new();
+    /// # world.spawn_with((Hp(0),));
+    /// let mut commands = Commands::new();
+    /// for (entity, hp) in world.query::<&Hp>() {
+    ///     if hp.0 <= 0 {
+    ///         commands.despawn(entity);
+    ///     }
+    /// }
+    /// assert!(world.apply(&mut commands).is_clean());
+    /// assert_eq!(world.entity_count(), 0);
+    /// ```
     fn query<'w, Q: Query<'w, Self>>(&'w self) -> QueryIter<'w, Q::Fetch> {
         const { assert!(Q::REQUIRED, "{}", NEEDS_REQUIRED) };
         QueryIter::in_world(Q::fetch(self), self.allocator())
@@ -988,6 +1026,47 @@ pub trait World: Storages {
     ///     .query_mut::<(&Vel, &mut Pos)>()
     ///     .for_each(|_, (vel, pos)| pos.0 += vel.0);
     /// assert_eq!(world.pos.get(e).unwrap().0, 2.0);
+    /// ```
+    ///
+    /// # Reading other entities inside the loop
+    ///
+    /// The query borrows the whole world mutably until the loop ends, so
+    /// reading another entity through the world inside it is a borrow error:
+    ///
+    /// ```compile_fail,E0502
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(f32);
+    /// # struct Target(Entity);
+    /// # world! { struct Game<Pos, Target>; }
+    /// # let mut world = Game::new();
+    /// for (_, (pos, target)) in world.query_mut::<(&mut Pos, &Target)>() {
+    ///     let there = world.get::<Pos>(target.0); // error[E0502]: cannot borrow `world` as immutable
+    /// }
+    /// ```
+    ///
+    /// [`join`](crate::join) the fields the loop walks, and read the others
+    /// as fields, which the join does not hold. Here the loop writes
+    /// `Velocity` and reads the target's `Pos` (to write one storage while
+    /// reading other entities' values in it, see
+    /// [`SparseMap::get_many_mut`]; for structural changes, [`Commands`]):
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(f32);
+    /// # struct Vel(f32);
+    /// # struct Target(Entity);
+    /// # world! { struct Game<Pos, Vel, Target>; }
+    /// let mut world = Game::new();
+    /// let prey = world.spawn_with((Pos(5.0),));
+    /// let hunter = world.spawn_with((Pos(0.0), Vel(0.0), Target(prey)));
+    ///
+    /// let positions = &world.pos;
+    /// for (me, (vel, target)) in join((&mut world.vel, &world.target)) {
+    ///     if let (Some(here), Some(there)) = (positions.get(me), positions.get(target.0)) {
+    ///         vel.0 = there.0 - here.0;
+    ///     }
+    /// }
+    /// assert_eq!(world.vel.get(hunter).unwrap().0, 5.0);
     /// ```
     fn query_mut<'w, Q: QueryMut<'w, Self>>(&'w mut self) -> Join<'w, Q::Fetch> {
         let () = Q::EACH_COMPONENT_ONCE;
