@@ -206,6 +206,7 @@ fn out_of_reservations() -> ! {
 ///
 /// If the counter would pass the numbers a handle can carry (about 2^63;
 /// 2^40 on targets without 64-bit atomics).
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 #[cfg(feature = "testing")]
 pub fn advance_reservations_for_tests(n: u64) {
     use core::sync::atomic::Ordering;

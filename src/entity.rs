@@ -788,6 +788,7 @@ impl EntityAllocator {
     /// # world! { struct Game<Pos>; }
     /// Game::new().entities.assert_invariants();
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
     #[cfg(any(test, feature = "testing"))]
     pub fn assert_invariants(&self) {
         if let Err(problem) = self.check() {
@@ -832,6 +833,7 @@ impl EntityAllocator {
     /// world.entities.fast_forward_free_generations(u32::MAX);
     /// assert_eq!(world.spawn().generation(), u32::MAX);
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
     #[cfg(feature = "testing")]
     pub fn fast_forward_free_generations(&mut self, generation: u32) {
         if let Some(generation) = NonZeroU32::new(generation) {

@@ -46,6 +46,25 @@
 //! schedule.run(&mut world);
 //! ```
 //!
+//! # Set-up
+//!
+//! Add the crate to your `Cargo.toml`:
+//!
+//! ```toml
+//! [dependencies]
+//! typed_ecs = "0.1"
+//! ```
+//!
+//! or, with optional features (listed [below](#feature-flags)):
+//!
+//! ```toml
+//! [dependencies]
+//! typed_ecs = { version = "0.1", features = ["rayon", "serde"] }
+//! ```
+//!
+//! For `no_std` (with `alloc`), turn the default `std` feature off:
+//! `typed_ecs = { version = "0.1", default-features = false }`.
+//!
 //! # The pieces
 //!
 //! * [`world!`] declares the world struct; [`World`] holds every method
@@ -124,6 +143,8 @@
 */
 #![no_std]
 #![forbid(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` on nightly: feature-gated items get a badge.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
 
 extern crate alloc;
@@ -135,6 +156,7 @@ pub mod component;
 mod deferred;
 pub mod entity;
 pub mod error;
+#[cfg_attr(docsrs, doc(cfg(feature = "example_generated")))]
 #[cfg(feature = "example_generated")]
 pub mod example_generated;
 pub mod group;

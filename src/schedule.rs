@@ -510,6 +510,7 @@ impl<W: World + 'static> Schedule<W> {
     /// assert!(spawn.min <= spawn.median && spawn.median <= spawn.max);
     /// println!("{stats}");
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     #[cfg(feature = "std")]
     pub fn run_timed(&mut self, world: &mut W, stats: &mut ScheduleStats) {
         use std::time::Instant;
@@ -567,6 +568,7 @@ mod stats {
     /// let names: Vec<&str> = summary.iter().map(|s| s.name.as_str()).collect();
     /// assert_eq!(names, ["idle", "frame"]);
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     #[derive(Clone, Debug, PartialEq, Eq)]
     pub struct StepSummary {
         /// The step's name (`"frame"` for the whole frame).
@@ -629,6 +631,7 @@ mod stats {
     /// assert_eq!(stats.frames(), 0);
     /// assert!(stats.summary().is_empty());
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     #[derive(Clone, Debug)]
     pub struct ScheduleStats {
         window: usize,

@@ -38,6 +38,7 @@ use crate::{Entity, EntityAllocator, SparseMap};
 
 // ----- Entity: a pair (index, generation) -----
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for Entity {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut pair = serializer.serialize_tuple(2)?;
@@ -47,6 +48,7 @@ impl Serialize for Entity {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for Entity {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let (index, generation) = <(u32, u32)>::deserialize(deserializer)?;
@@ -123,6 +125,7 @@ raw_struct!(RawAllocator {
     limit: u32,
 });
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for EntityAllocator {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         struct Slots<'a>(&'a [Slot]);
@@ -145,6 +148,7 @@ impl Serialize for EntityAllocator {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for EntityAllocator {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = RawAllocator::deserialize(deserializer)?;
@@ -203,6 +207,7 @@ where
     seq.end()
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<T: Serialize> Serialize for SparseMap<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serialize_storage(self, |_| true, serializer)
@@ -251,6 +256,7 @@ fn serialize_storage<T: Serialize, S: Serializer>(
     state.end()
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for SparseMap<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = RawSparseMap::<T>::deserialize(deserializer)?;

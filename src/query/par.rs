@@ -27,6 +27,7 @@ fn piece_len(total: usize) -> usize {
     (total / (rayon::current_num_threads() * 8)).max(64)
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 impl<'w, F: Access<'w> + Send> Join<'w, F> {
     /// Runs `f(entity, items)` for every matching entity on rayon's thread
     /// pool (feature `rayon`).

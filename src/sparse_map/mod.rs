@@ -551,6 +551,7 @@ impl<T> SparseMap<T> {
     /// # use typed_ecs::SparseMap;
     /// SparseMap::<u8>::new().assert_invariants();
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
     #[cfg(any(test, feature = "testing"))]
     pub fn assert_invariants(&self) {
         if let Err(problem) = self.check() {
@@ -594,6 +595,7 @@ impl<T> SparseMap<T> {
     /// # use typed_ecs::SparseMap;
     /// assert_eq!(SparseMap::<u8>::new().sparse_pages(), 0);
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
     #[cfg(any(test, feature = "testing"))]
     pub fn sparse_pages(&self) -> usize {
         self.set.sparse.allocated_pages()

@@ -1240,6 +1240,7 @@ pub trait World: Storages {
     /// # world! { struct Game<Pos>; }
     /// Game::new().assert_invariants();
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
     #[cfg(feature = "testing")]
     fn assert_invariants(&self) {
         if let Err(problem) = invariants::check_world(self) {
