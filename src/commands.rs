@@ -649,7 +649,7 @@ impl fmt::Display for Rejected {
         match self.reason {
             RejectReason::DeadEntity => f.write_str(" rejected: the entity is not alive"),
             RejectReason::AlreadyPresent => f.write_str(
-                " rejected: the entity already has one (queue a remove first to replace it)",
+                " rejected: the entity already has one (queue `Commands::insert` to replace it)",
             ),
             RejectReason::OutOfIndices => {
                 f.write_str(" rejected: the world is out of entity indices")

@@ -510,7 +510,7 @@ fn rejections_are_reported_with_kind_reason_component_and_entity() {
     assert!(texts[1].contains("add") && texts[1].contains(type_name::<A>()));
     assert!(texts[1].contains(&live_name) && texts[1].contains("already has one"));
     assert!(
-        texts[1].contains("remove first"),
+        texts[1].contains("Commands::insert"),
         "hints at the fix: {}",
         texts[1]
     );
