@@ -117,7 +117,12 @@ fn apply_additions<W: Contains<C>, C: Column<W>>(world: &mut W, commands: &mut C
             },
             None => (value, RejectReason::DeadEntity),
         };
-        progress.reject(entity, CommandKind::Add, Some(type_name::<C>()), reason);
+        let kind = if replace {
+            CommandKind::Insert
+        } else {
+            CommandKind::Add
+        };
+        progress.reject(entity, kind, Some(type_name::<C>()), reason);
         drop(value);
     }
 }
@@ -583,6 +588,8 @@ pub enum CommandKind {
     Spawn,
     /// `Commands::add`.
     Add,
+    /// `Commands::insert`.
+    Insert,
     /// `Commands::remove`.
     Remove,
     /// `Commands::despawn`.
@@ -643,6 +650,7 @@ impl fmt::Display for Rejected {
         match self.command {
             CommandKind::Spawn => write!(f, "spawn of {entity}")?,
             CommandKind::Add => write!(f, "add of `{component}` to entity {entity}")?,
+            CommandKind::Insert => write!(f, "insert of `{component}` on entity {entity}")?,
             CommandKind::Remove => write!(f, "remove of `{component}` from entity {entity}")?,
             CommandKind::Despawn => write!(f, "despawn of entity {entity}")?,
         }

@@ -1136,7 +1136,8 @@ fn insert_adds_or_replaces_and_drops_each_value_once() {
     let report = world.apply(&mut commands);
     assert_eq!(report.rejected().len(), 1);
     assert_eq!(report.rejected()[0].reason, RejectReason::DeadEntity);
-    assert_eq!(report.rejected()[0].command, CommandKind::Add);
+    assert_eq!(report.rejected()[0].command, CommandKind::Insert);
+    assert!(report.rejected()[0].to_string().starts_with("insert of `"));
     assert_eq!(tracker.dropped_sorted(), [1, 4, 5]);
     assert_eq!(world.get::<T>(has).map(|t| t.id), Some(2));
     assert_eq!(world.get::<T>(lacks).map(|t| t.id), Some(3));
