@@ -110,6 +110,14 @@ macro_rules! world {
         $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
         $crate::__private::paste! {
+            // A component listed twice: this name is defined twice, and
+            // rustc's first error says so.
+            const _: () = {
+                $(
+                    #[allow(non_camel_case_types, dead_code)]
+                    struct [<$component _is_listed_twice_in_ $name>];
+                )+
+            };
             $crate::__world_attrs! {
                 @todo [$([$($attr)*])*] @kept [] @serde []
                 @item {
