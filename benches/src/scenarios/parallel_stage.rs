@@ -91,7 +91,6 @@ pub const SCENARIO: Scenario = Scenario {
             bevy's schedule has the same four systems and no ordering between them.",
 };
 
-#[cfg(feature = "bevy_multi_threaded")]
 const IMPLS: &[Impl] = &[
     Impl {
         name: TYPED_ECS_STAGE,
@@ -101,33 +100,11 @@ const IMPLS: &[Impl] = &[
         name: TYPED_ECS_SEQUENTIAL,
         setup: |n| Box::new(typed_ecs::setup(n, false)),
     },
+    // bevy's multi-threaded executor needs the feature (see Cargo.toml).
+    #[cfg(feature = "bevy_multi_threaded")]
     Impl {
         name: BEVY_MULTI,
         setup: |n| Box::new(bevy::setup(n, true)),
-    },
-    Impl {
-        name: BEVY_SINGLE,
-        setup: |n| Box::new(bevy::setup(n, false)),
-    },
-    Impl {
-        name: RAW_JOIN,
-        setup: |n| Box::new(raw::setup(n, true)),
-    },
-    Impl {
-        name: RAW_SEQUENTIAL,
-        setup: |n| Box::new(raw::setup(n, false)),
-    },
-];
-
-#[cfg(not(feature = "bevy_multi_threaded"))]
-const IMPLS: &[Impl] = &[
-    Impl {
-        name: TYPED_ECS_STAGE,
-        setup: |n| Box::new(typed_ecs::setup(n, true)),
-    },
-    Impl {
-        name: TYPED_ECS_SEQUENTIAL,
-        setup: |n| Box::new(typed_ecs::setup(n, false)),
     },
     Impl {
         name: BEVY_SINGLE,

@@ -3,8 +3,8 @@
 //! own ([`Tick0`] to [`Tick7`]); timed: one frame, the eight systems once.
 //! The size is the number of systems (8).
 //!
-//! - `typed_ecs stage`: one stage, `add_systems((t0, …, t7))`, each system
-//!   taking `&mut TickK`, as a game would write it. A stage whose members
+//! - `typed_ecs stage`: one stage, `add_systems((tick::<Tick0>, …))`, each
+//!   system taking `&mut TickK`, as a game would write it. A stage whose members
 //!   worked less than `Schedule::parallel_work` (40 µs) in all at its last
 //!   run stays on the calling thread, so this one never reaches rayon's
 //!   pool.
@@ -26,6 +26,12 @@
 
 use crate::{Check, Impl, Instance, Scenario};
 
+/// A counter a system adds 1 to: each of the eight resources.
+pub trait Tick {
+    /// Adds 1.
+    fn tick(&mut self);
+}
+
 /// Declares the eight resources.
 macro_rules! ticks {
     ($($name:ident),*) => {
@@ -33,6 +39,12 @@ macro_rules! ticks {
             #[doc = concat!("One of `stage_overhead`'s eight counters (`", stringify!($name), "`), each a resource of its own.")]
             #[derive(Clone, Copy, Debug, Default, PartialEq, bevy_ecs::resource::Resource)]
             pub struct $name(pub u64);
+
+            impl Tick for $name {
+                fn tick(&mut self) {
+                    self.0 += 1;
+                }
+            }
         )*
     };
 }
@@ -74,7 +86,6 @@ pub const SCENARIO: Scenario = Scenario {
             pool from the benchmark's thread, with no ECS: the floor for a stage that goes there.",
 };
 
-#[cfg(feature = "bevy_multi_threaded")]
 const IMPLS: &[Impl] = &[
     Impl {
         name: TYPED_ECS_STAGE,
@@ -88,41 +99,11 @@ const IMPLS: &[Impl] = &[
         name: TYPED_ECS_POOL,
         setup: |_| Box::new(typed_ecs::setup(typed_ecs::How::Pool)),
     },
+    // bevy's multi-threaded executor needs the feature (see Cargo.toml).
+    #[cfg(feature = "bevy_multi_threaded")]
     Impl {
         name: BEVY_MULTI,
         setup: |_| Box::new(bevy::setup(true)),
-    },
-    Impl {
-        name: BEVY_SINGLE,
-        setup: |_| Box::new(bevy::setup(false)),
-    },
-    Impl {
-        name: RAW_SCOPE,
-        setup: |_| Box::new(raw::setup(raw::How::Scope)),
-    },
-    Impl {
-        name: RAW_JOIN,
-        setup: |_| Box::new(raw::setup(raw::How::Join)),
-    },
-    Impl {
-        name: RAW_SEQUENTIAL,
-        setup: |_| Box::new(raw::setup(raw::How::Sequential)),
-    },
-];
-
-#[cfg(not(feature = "bevy_multi_threaded"))]
-const IMPLS: &[Impl] = &[
-    Impl {
-        name: TYPED_ECS_STAGE,
-        setup: |_| Box::new(typed_ecs::setup(typed_ecs::How::Stage)),
-    },
-    Impl {
-        name: TYPED_ECS_SEQUENTIAL,
-        setup: |_| Box::new(typed_ecs::setup(typed_ecs::How::Sequential)),
-    },
-    Impl {
-        name: TYPED_ECS_POOL,
-        setup: |_| Box::new(typed_ecs::setup(typed_ecs::How::Pool)),
     },
     Impl {
         name: BEVY_SINGLE,
@@ -164,29 +145,9 @@ pub mod typed_ecs {
         }
     }
 
-    fn t0(t: &mut Tick0) {
-        t.0 += 1;
-    }
-    fn t1(t: &mut Tick1) {
-        t.0 += 1;
-    }
-    fn t2(t: &mut Tick2) {
-        t.0 += 1;
-    }
-    fn t3(t: &mut Tick3) {
-        t.0 += 1;
-    }
-    fn t4(t: &mut Tick4) {
-        t.0 += 1;
-    }
-    fn t5(t: &mut Tick5) {
-        t.0 += 1;
-    }
-    fn t6(t: &mut Tick6) {
-        t.0 += 1;
-    }
-    fn t7(t: &mut Tick7) {
-        t.0 += 1;
+    /// One system: adds 1 to its own counter.
+    fn tick<T: Tick>(t: &mut T) {
+        t.tick();
     }
 
     pub struct State {
@@ -211,17 +172,26 @@ pub mod typed_ecs {
             schedule.set_parallel_work(std::time::Duration::ZERO);
         }
         if how != How::Sequential {
-            schedule.add_systems((t0, t1, t2, t3, t4, t5, t6, t7));
+            schedule.add_systems((
+                tick::<Tick0>,
+                tick::<Tick1>,
+                tick::<Tick2>,
+                tick::<Tick3>,
+                tick::<Tick4>,
+                tick::<Tick5>,
+                tick::<Tick6>,
+                tick::<Tick7>,
+            ));
         } else {
             schedule
-                .add_system(t0)
-                .add_system(t1)
-                .add_system(t2)
-                .add_system(t3)
-                .add_system(t4)
-                .add_system(t5)
-                .add_system(t6)
-                .add_system(t7);
+                .add_system(tick::<Tick0>)
+                .add_system(tick::<Tick1>)
+                .add_system(tick::<Tick2>)
+                .add_system(tick::<Tick3>)
+                .add_system(tick::<Tick4>)
+                .add_system(tick::<Tick5>)
+                .add_system(tick::<Tick6>)
+                .add_system(tick::<Tick7>);
         }
         State {
             world: TickWorld::new(),
@@ -247,29 +217,12 @@ pub mod bevy {
     use ::bevy_ecs::prelude::{ResMut, World};
     use ::bevy_ecs::schedule::Schedule;
 
-    fn t0(mut t: ResMut<Tick0>) {
-        t.0 += 1;
-    }
-    fn t1(mut t: ResMut<Tick1>) {
-        t.0 += 1;
-    }
-    fn t2(mut t: ResMut<Tick2>) {
-        t.0 += 1;
-    }
-    fn t3(mut t: ResMut<Tick3>) {
-        t.0 += 1;
-    }
-    fn t4(mut t: ResMut<Tick4>) {
-        t.0 += 1;
-    }
-    fn t5(mut t: ResMut<Tick5>) {
-        t.0 += 1;
-    }
-    fn t6(mut t: ResMut<Tick6>) {
-        t.0 += 1;
-    }
-    fn t7(mut t: ResMut<Tick7>) {
-        t.0 += 1;
+    /// One system: adds 1 to its own counter.
+    fn tick<T>(mut t: ResMut<T>)
+    where
+        T: Tick + ::bevy_ecs::resource::Resource<Mutability = ::bevy_ecs::component::Mutable>,
+    {
+        t.tick();
     }
 
     pub struct State {
@@ -290,7 +243,16 @@ pub mod bevy {
         world.insert_resource(Tick6::default());
         world.insert_resource(Tick7::default());
         let mut schedule = Schedule::default();
-        schedule.add_systems((t0, t1, t2, t3, t4, t5, t6, t7));
+        schedule.add_systems((
+            tick::<Tick0>,
+            tick::<Tick1>,
+            tick::<Tick2>,
+            tick::<Tick3>,
+            tick::<Tick4>,
+            tick::<Tick5>,
+            tick::<Tick6>,
+            tick::<Tick7>,
+        ));
         crate::scenarios::parallel_stage::bevy::set_executor(&mut schedule, multi);
         schedule
             .initialize(&mut world)
