@@ -3,6 +3,7 @@
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::fmt;
 use core::time::Duration;
@@ -67,7 +68,7 @@ pub struct Schedule<W> {
     entries: Vec<Entry<W>>,
     /// The systems whose command buffers wait for the next sync point, in
     /// the order they ran: (entry, member).
-    pending: Vec<(usize, usize)>,
+    pending: VecDeque<(usize, usize)>,
     /// What the sync points of the last run applied: (entry, member, report).
     reports: Vec<(usize, usize, ApplyReport)>,
     /// See [`set_parallel_work`](Schedule::set_parallel_work).
@@ -96,7 +97,7 @@ impl<W> Schedule<W> {
     pub const fn new() -> Self {
         Schedule {
             entries: Vec::new(),
-            pending: Vec::new(),
+            pending: VecDeque::new(),
             reports: Vec::new(),
             parallel_work: PARALLEL_WORK,
         }
@@ -447,7 +448,7 @@ impl<W: World + 'static> Schedule<W> {
                 for member in 0..step.len() {
                     if step.member_ref(member).applies() && !self.pending.contains(&(index, member))
                     {
-                        self.pending.push((index, member));
+                        self.pending.push_back((index, member));
                     }
                 }
             }
@@ -467,11 +468,10 @@ impl<W: World + 'static> Schedule<W> {
     /// Applies every pending command buffer, in the order the systems ran.
     fn apply_pending(&mut self, world: &mut W) {
         let mut reports = Vec::new();
-        while !self.pending.is_empty() {
-            // Taken off the list before applying: if a component's `Drop`
-            // panics, the buffer keeps what is left and is pending again
-            // when its system next runs.
-            let (entry, member) = self.pending.remove(0);
+        // Each is taken off the list before it is applied: if a component's
+        // `Drop` panics, the buffer keeps what is left and is pending again
+        // when its system next runs.
+        while let Some((entry, member)) = self.pending.pop_front() {
             if let Entry::Systems(step) = &mut self.entries[entry] {
                 step.member(member).apply(world, &mut reports);
                 self.reports

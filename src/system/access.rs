@@ -155,8 +155,9 @@ const fn same(a: Target, b: Target) -> bool {
     }
 }
 
-/// The first parameter of `params` that borrows the whole world, if any.
-const fn exclusive(params: &[Option<Access>]) -> Option<usize> {
+/// `true` if one of `params` borrows the whole world (the system is
+/// exclusive).
+pub(crate) const fn is_exclusive(params: &[Option<Access>]) -> bool {
     let mut i = 0;
     while i < params.len() {
         if let Some(Access {
@@ -164,18 +165,18 @@ const fn exclusive(params: &[Option<Access>]) -> Option<usize> {
             ..
         }) = params[i]
         {
-            return Some(i);
+            return true;
         }
         i += 1;
     }
-    None
+    false
 }
 
 /// Checks one system's parameters: a `&mut` borrow must be the only borrow
 /// of its target, and `&mut W` the only parameter with a borrow. Returns an
 /// empty message if they pass.
 pub const fn check_system(names: Names, params: &[Option<Access>]) -> Message {
-    if exclusive(params).is_some() {
+    if is_exclusive(params) {
         let mut borrows = 0;
         let mut i = 0;
         while i < params.len() {
@@ -234,7 +235,7 @@ pub const fn check_stage(names: Names, systems: &[&[Option<Access>]]) -> Message
                 .push(" of this stage: ")
                 .push(own.as_str());
         }
-        if systems.len() > 1 && exclusive(systems[s]).is_some() {
+        if systems.len() > 1 && is_exclusive(systems[s]) {
             return Message::new()
                 .push("system #")
                 .push_number(s + 1)

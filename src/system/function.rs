@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 use core::any::type_name;
 use core::marker::PhantomData;
 
-use super::access::{check_system, Access, Names, Target};
+use super::access::{check_system, is_exclusive, Access, Names};
 use super::param::{Source, SystemParam};
 use crate::seal::Sealed;
 use crate::world::storages::Storages;
@@ -135,22 +135,6 @@ pub(crate) const fn names<W: Storages>() -> Names {
     }
 }
 
-/// `true` if one of `access` is the whole world.
-const fn any_exclusive(access: &[Option<Access>]) -> bool {
-    let mut i = 0;
-    while i < access.len() {
-        if let Some(Access {
-            target: Target::World,
-            ..
-        }) = access[i]
-        {
-            return true;
-        }
-        i += 1;
-    }
-    false
-}
-
 /// A function that can be called with the parameters `M` lists: every
 /// `FnMut` whose parameters are system parameters, and [`Named`] systems.
 ///
@@ -208,7 +192,7 @@ macro_rules! impl_system_fn {
             type Items<'a> = ($($p::Item<'a>,)*);
             type State = ($($p::State,)*);
             const ACCESS: &'static [Option<Access>] = &[$($p::ACCESS),*];
-            const EXCLUSIVE: bool = any_exclusive(<Self as SystemParams<W>>::ACCESS);
+            const EXCLUSIVE: bool = is_exclusive(<Self as SystemParams<W>>::ACCESS);
             const APPLIES: bool = false $(|| $p::APPLIES)*;
 
             #[inline]

@@ -18,14 +18,8 @@ use alloc::vec::Vec;
 
 use super::access::{Access, Target};
 use crate::commands::Commands;
-use crate::world::storages::{Column, Storages};
+use crate::world::storages::{lent_twice, Column, Storages};
 use crate::{ApplyReport, EntityAllocator, SparseMap};
-
-#[cold]
-#[track_caller]
-fn unreachable_borrow() -> ! {
-    panic!("typed_ecs: a system borrowed a storage twice, which the compile-time check prevents")
-}
 
 /// Where a system's parameters come from: the whole world (for an exclusive
 /// system) or its split borrow.
@@ -62,7 +56,7 @@ impl<'a, W: Storages> Source<'a, W> {
     pub fn split(&mut self) -> &mut W::Borrows<'a> {
         match self {
             Source::Split(borrows) => borrows,
-            Source::Whole(_) => unreachable_borrow(),
+            Source::Whole(_) => lent_twice(),
         }
     }
 
@@ -70,8 +64,8 @@ impl<'a, W: Storages> Source<'a, W> {
     #[inline]
     pub fn whole(&mut self) -> &'a mut W {
         match self {
-            Source::Whole(world) => world.take().unwrap_or_else(|| unreachable_borrow()),
-            Source::Split(_) => unreachable_borrow(),
+            Source::Whole(world) => world.take().unwrap_or_else(|| lent_twice()),
+            Source::Split(_) => lent_twice(),
         }
     }
 }

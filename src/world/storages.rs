@@ -293,9 +293,11 @@ impl<'a, T> Slot<'a, T> {
     }
 }
 
+/// A borrow the systems' compile-time checks prove never happens: the same
+/// slot lent twice, or the split asked for by an exclusive system.
 #[cold]
 #[track_caller]
-fn lent_twice() -> ! {
+pub(crate) fn lent_twice() -> ! {
     panic!("typed_ecs: a system borrowed a storage twice, which the compile-time check prevents")
 }
 
