@@ -52,10 +52,10 @@ pub trait Component<W: Storages>: Column<W> {
     const INDEX: usize;
 
     /// `world`'s storage of this component.
-    fn storage(world: &W) -> &SparseMap<Self>;
+    fn storage(world: &W) -> &SparseMap<Self, Self::Track>;
 
     /// `world`'s storage of this component, mutably.
-    fn storage_mut(world: &mut W) -> &mut SparseMap<Self>;
+    fn storage_mut(world: &mut W) -> &mut SparseMap<Self, Self::Track>;
 }
 
 /// Says that a world stores components of type `C`: the bound to write when
@@ -96,22 +96,22 @@ pub trait Contains<C>: ColumnOf<C> {
     const INDEX: usize;
 
     /// The storage of `C`. Prefer [`World::storage`](crate::World::storage), which reads better.
-    fn sparse_map(&self) -> &SparseMap<C>;
+    fn sparse_map(&self) -> &SparseMap<C, Self::Track>;
 
     /// The storage of `C`, mutably. Prefer [`World::storage_mut`](crate::World::storage_mut).
-    fn sparse_map_mut(&mut self) -> &mut SparseMap<C>;
+    fn sparse_map_mut(&mut self) -> &mut SparseMap<C, Self::Track>;
 }
 
 impl<W: Storages, C: Column<W>> Component<W> for C {
     const INDEX: usize = C::FIELD;
 
     #[inline]
-    fn storage(world: &W) -> &SparseMap<Self> {
+    fn storage(world: &W) -> &SparseMap<Self, Self::Track> {
         C::field(world)
     }
 
     #[inline]
-    fn storage_mut(world: &mut W) -> &mut SparseMap<Self> {
+    fn storage_mut(world: &mut W) -> &mut SparseMap<Self, Self::Track> {
         C::field_mut(world)
     }
 }
@@ -120,12 +120,12 @@ impl<W: Storages, C: Column<W>> Contains<C> for W {
     const INDEX: usize = C::FIELD;
 
     #[inline]
-    fn sparse_map(&self) -> &SparseMap<C> {
+    fn sparse_map(&self) -> &SparseMap<C, Self::Track> {
         C::field(self)
     }
 
     #[inline]
-    fn sparse_map_mut(&mut self) -> &mut SparseMap<C> {
+    fn sparse_map_mut(&mut self) -> &mut SparseMap<C, Self::Track> {
         C::field_mut(self)
     }
 }

@@ -16,6 +16,41 @@ pub const fn field_index(fields: &[&str], field: &str) -> usize {
     panic!("world!: a field is missing from its own field list")
 }
 
+/// `true` if `name` is in `list`, ignoring whitespace (both come from
+/// `stringify!` of types, whose spacing may differ).
+pub const fn is_listed(list: &[&str], name: &str) -> bool {
+    let mut i = 0;
+    while i < list.len() {
+        if same_tokens(list[i], name) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// `a == b` once ASCII whitespace is taken out of both.
+const fn same_tokens(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    loop {
+        while i < a.len() && a[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        while j < b.len() && b[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        match (i < a.len(), j < b.len()) {
+            (false, false) => return true,
+            (true, true) if a[i] == b[j] => {
+                i += 1;
+                j += 1;
+            }
+            _ => return false,
+        }
+    }
+}
+
 const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {

@@ -151,6 +151,7 @@ extern crate alloc;
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
+pub mod change;
 pub mod commands;
 pub mod component;
 mod deferred;
@@ -172,6 +173,7 @@ pub mod system;
 mod unique;
 pub mod world;
 
+pub use crate::change::{Tracked, Untracked};
 pub use crate::commands::{ApplyReport, Commands};
 pub use crate::component::{Bundle, Component, Contains};
 pub use crate::entity::{Entity, EntityAllocator};
@@ -211,15 +213,16 @@ pub mod __private {
     pub use ::static_assertions;
     pub use alloc::string::String;
 
+    pub use crate::change::TrackKind;
     pub use crate::deferred::queue::Queue;
     pub use crate::group::upkeep::refresh_groups;
-    pub use crate::indices::{all_distinct, field_index};
+    pub use crate::indices::{all_distinct, field_index, is_listed};
     pub use crate::system::access::Target;
     pub use crate::system::param::Source;
     pub use crate::system::{ReadParam, WriteParam};
     pub use crate::world::storages::{
         new_allocator, new_storage, take_part, Column, EachGroup, EachGroupRef, EachStorage,
-        EachStorageRef, Slot, Storages,
+        EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,
     };
 
     #[cfg(feature = "serde")]

@@ -32,6 +32,7 @@ use serde::de::{self, DeserializeOwned, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeStruct, SerializeTuple};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::change::Track;
 use crate::entity::Slot;
 use crate::world::storages::Storages;
 use crate::{Entity, EntityAllocator, SparseMap};
@@ -208,7 +209,7 @@ where
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-impl<T: Serialize> Serialize for SparseMap<T> {
+impl<T: Serialize, K: Track> Serialize for SparseMap<T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serialize_storage(self, |_| true, serializer)
     }
@@ -217,20 +218,20 @@ impl<T: Serialize> Serialize for SparseMap<T> {
 /// A world's storage, saved as the world sees it: if it is not in step with
 /// the world's allocator, without the entries of entities that are not alive.
 #[derive(Debug)]
-pub struct LiveStorage<'a, T> {
+pub struct LiveStorage<'a, T, K: Track> {
     entities: &'a EntityAllocator,
-    storage: &'a SparseMap<T>,
+    storage: &'a SparseMap<T, K>,
 }
 
 /// `storage` of the world whose allocator is `entities`, ready to be saved.
-pub fn live_storage<'a, T>(
+pub fn live_storage<'a, T, K: Track>(
     entities: &'a EntityAllocator,
-    storage: &'a SparseMap<T>,
-) -> LiveStorage<'a, T> {
+    storage: &'a SparseMap<T, K>,
+) -> LiveStorage<'a, T, K> {
     LiveStorage { entities, storage }
 }
 
-impl<T: Serialize> Serialize for LiveStorage<'_, T> {
+impl<T: Serialize, K: Track> Serialize for LiveStorage<'_, T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let entities = self.entities;
         if self.storage.is_synced(entities.stamp()) {
@@ -242,8 +243,8 @@ impl<T: Serialize> Serialize for LiveStorage<'_, T> {
 }
 
 /// Saves the entries of `storage` whose entity `keep` accepts.
-fn serialize_storage<T: Serialize, S: Serializer>(
-    storage: &SparseMap<T>,
+fn serialize_storage<T: Serialize, K: Track, S: Serializer>(
+    storage: &SparseMap<T, K>,
     keep: impl Fn(Entity) -> bool + Copy,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
@@ -257,7 +258,7 @@ fn serialize_storage<T: Serialize, S: Serializer>(
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for SparseMap<T> {
+impl<'de, T: Deserialize<'de>, K: Track> Deserialize<'de> for SparseMap<T, K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = RawSparseMap::<T>::deserialize(deserializer)?;
         SparseMap::from_parts(raw.values, raw.pending_adds, raw.pending_removes)
@@ -356,7 +357,10 @@ pub fn required<T>(slot: Option<T>, name: &str, world: &str) -> Result<T, String
 /// A loaded storage of the world whose allocator is `entities`: stamped as
 /// in step with it, so that [`finish_world`]'s check holds it to the rules
 /// of a storage in step (every entity it stores or queues is alive).
-pub fn loaded_storage<T>(entities: &EntityAllocator, mut storage: SparseMap<T>) -> SparseMap<T> {
+pub fn loaded_storage<T, K: Track>(
+    entities: &EntityAllocator,
+    mut storage: SparseMap<T, K>,
+) -> SparseMap<T, K> {
     storage.set_synced(entities.stamp());
     storage
 }

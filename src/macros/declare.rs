@@ -10,6 +10,7 @@ macro_rules! __world_declare {
         $(#[$meta:meta])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ }
         resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* }
+        tracked ( $($tracked:ty,)* )
         $( group ( $($group:ty),+ ) ; )*
     ) => {
         $crate::__world_struct! {
@@ -34,7 +35,7 @@ macro_rules! __world_declare {
 
             $crate::__world_storages! { $vis $name { $($field : $ty),+ } resources { $($res : $res_ty),* } }
             $crate::__world_groups! { $name $( group ( $($group),+ ) ; )* }
-            $crate::__world_components! { $name { $($field : $ty),+ } }
+            $crate::__world_components! { $name { $($field : $ty),+ } tracked [$($tracked,)*] }
             $crate::__world_resources! { $name { $($res : $res_ty),* } }
             $crate::__world_serde! { [$($serde)*] $name { $($field: $ty),+ } resources { $($res : $res_ty),* } }
         };
@@ -68,7 +69,7 @@ macro_rules! __world_struct {
                     "Storage for the `", $crate::__private::core::stringify!($ty), "` component."
                 )]
                 $(#[$field_meta])*
-                pub $field: $crate::SparseMap<$ty>,
+                pub $field: $crate::__private::StorageIn<$name, $ty>,
             )+
             $(
                 #[doc = $crate::__private::core::concat!(
@@ -121,13 +122,13 @@ macro_rules! __world_storages {
 
         /// The world split into disjoint borrows, one per component.
         pub struct __Parts<'a> {
-            $($field: $crate::__private::core::option::Option<&'a mut $crate::SparseMap<$ty>>,)+
+            $($field: $crate::__private::core::option::Option<&'a mut $crate::__private::StorageIn<$name, $ty>>,)+
         }
 
         /// The world split for systems: a slot per storage and resource.
         pub struct __Borrows<'a> {
             entities: &'a $crate::EntityAllocator,
-            $($field: $crate::__private::Slot<'a, $crate::SparseMap<$ty>>,)+
+            $($field: $crate::__private::Slot<'a, $crate::__private::StorageIn<$name, $ty>>,)+
             $($res: $crate::__private::Slot<'a, $res_ty>,)*
         }
 
@@ -258,22 +259,47 @@ macro_rules! __world_groups {
 #[doc(hidden)] // Called by `__world_declare!` only.
 #[macro_export]
 macro_rules! __world_components {
-    ($name:ident { $($field:ident : $ty:ty),+ }) => {
+    ($name:ident { $($field:ident : $ty:ty),+ } tracked [$($tracked:ty,)*]) => {
+        /// The `tracked (…)` list as written, for each component's `Track`.
+        const __TRACKED: &[&str] = &[$($crate::__private::core::stringify!($tracked)),*];
+
+        // Every tracked type is one of the components, as written.
+        const _: () = {
+            const __COMPONENTS: &[&str] = &[$($crate::__private::core::stringify!($ty)),+];
+            let mut i = 0;
+            while i < __TRACKED.len() {
+                if !$crate::__private::is_listed(__COMPONENTS, __TRACKED[i]) {
+                    $crate::__private::core::panic!(
+                        "a type in `tracked (…)` is not one of the world's components, as written there: list each tracked component exactly as in the component list"
+                    );
+                }
+                i += 1;
+            }
+        };
+
+        $(
+            impl $crate::__private::TrackedColumn<$name> for $tracked {}
+        )*
+
         $(
             impl $crate::__private::Column<$name> for $ty {
                 const FIELD: usize =
                     $crate::__private::field_index(__FIELDS, $crate::__private::core::stringify!($field));
 
+                type Track = $crate::__private::TrackKind<
+                    { $crate::__private::is_listed(__TRACKED, $crate::__private::core::stringify!($ty)) },
+                >;
+
                 #[inline]
-                fn field(world: &$name) -> &$crate::SparseMap<$ty> {
+                fn field(world: &$name) -> &$crate::__private::StorageIn<$name, $ty> {
                     &world.$field
                 }
                 #[inline]
-                fn field_mut(world: &mut $name) -> &mut $crate::SparseMap<$ty> {
+                fn field_mut(world: &mut $name) -> &mut $crate::__private::StorageIn<$name, $ty> {
                     &mut world.$field
                 }
                 #[inline]
-                fn take<'a>(parts: &mut __Parts<'a>) -> &'a mut $crate::SparseMap<$ty>
+                fn take<'a>(parts: &mut __Parts<'a>) -> &'a mut $crate::__private::StorageIn<$name, $ty>
                 where
                     $name: 'a,
                 {
@@ -282,7 +308,7 @@ macro_rules! __world_components {
                 #[inline]
                 fn slot<'a, 'b>(
                     borrows: &'b mut __Borrows<'a>,
-                ) -> &'b mut $crate::__private::Slot<'a, $crate::SparseMap<$ty>>
+                ) -> &'b mut $crate::__private::Slot<'a, $crate::__private::StorageIn<$name, $ty>>
                 where
                     $name: 'a, // early-bound, as in the trait
                 {
@@ -293,7 +319,7 @@ macro_rules! __world_components {
                     &mut queues.$field
                 }
                 #[inline]
-                fn split(world: &mut $name) -> (&$crate::EntityAllocator, &mut $crate::SparseMap<$ty>) {
+                fn split(world: &mut $name) -> (&$crate::EntityAllocator, &mut $crate::__private::StorageIn<$name, $ty>) {
                     (&world.entities, &mut world.$field)
                 }
             }

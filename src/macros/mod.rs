@@ -107,6 +107,7 @@ macro_rules! world {
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident < $($component:ident),+ $(,)? > ;
         $( resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* $(,)? } )?
+        $( tracked ( $($tra:ty),+ $(,)? ) ; )?
         $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
         $crate::__private::paste! {
@@ -123,6 +124,7 @@ macro_rules! world {
                 @item {
                     $vis struct $name { $( [<$component:snake>] : $component ),+ }
                     resources { $($( $(#[$res_meta])* $res : $res_ty ),*)? }
+                    tracked ( $($($tra,)+)? )
                     $( group ( $($group),+ ) ; )*
                 }
             }
@@ -134,6 +136,7 @@ macro_rules! world {
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident < $( $($seg:ident)::+ ),+ $(,)? > ;
         $( resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* $(,)? } )?
+        $( tracked ( $($tra:ty),+ $(,)? ) ; )?
         $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
         $crate::__world_paths! {
@@ -142,7 +145,7 @@ macro_rules! world {
             @rest {
                 [$([$($attr)*])*] $vis $name
                 { $($( $(#[$res_meta])* $res : $res_ty ),*)? }
-                { $( group ( $($group),+ ) ; )* }
+                { tracked ( $($($tra,)+)? ) $( group ( $($group),+ ) ; )* }
             }
         }
     };
@@ -151,6 +154,7 @@ macro_rules! world {
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ $(,)? }
         $( resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* $(,)? } )?
+        $( tracked ( $($tra:ty),+ $(,)? ) ; )?
         $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
         $crate::__world_attrs! {
@@ -158,6 +162,7 @@ macro_rules! world {
             @item {
                 $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }
                 resources { $($( $(#[$res_meta])* $res : $res_ty ),*)? }
+                tracked ( $($($tra,)+)? )
                 $( group ( $($group),+ ) ; )*
             }
         }
@@ -170,6 +175,7 @@ macro_rules! world {
              \nThe first takes type names (or paths) and names each field after the type; the second \
              takes `field: Type` pairs (fields are always `pub`, so write no visibility). \
              Either may be followed by resources, `resources { time: Time, score: Score }`, \
+             then by the components whose changes are tracked, `tracked (Position);`, \
              then by owning groups, one per line: `group (Position, Velocity);`"
         }
     };

@@ -65,7 +65,7 @@ macro_rules! __world_deserialize {
         /// One `Option` per field, filled while loading.
         pub struct __Partial {
             entities: $crate::__private::core::option::Option<$crate::EntityAllocator>,
-            $($field: $crate::__private::core::option::Option<$crate::SparseMap<$ty>>,)+
+            $($field: $crate::__private::core::option::Option<$crate::__private::StorageIn<$name, $ty>>,)+
             $($res: $crate::__private::core::option::Option<$res_ty>,)*
         }
 

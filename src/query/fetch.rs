@@ -12,7 +12,8 @@ use core::slice;
 use super::filters::{Maybe, With, Without};
 use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
-use crate::sparse_map::ViewMut;
+use crate::change::{Track, Tracked, Untracked};
+use crate::sparse_map::{TrackedViewMut, ViewMut};
 use crate::{Entity, SparseMap};
 
 /// Storages borrowed for a query, for `'w`: `&SparseMap<C>` (reads),
@@ -176,17 +177,18 @@ impl AtMostOne for One {}
 
 /// The plan facts of a storage's column.
 #[inline]
-fn column<T>(storage: &SparseMap<T>, required: bool, written: bool) -> Column<'_> {
+fn column<T, K: Track>(storage: &SparseMap<T, K>, required: bool, written: bool) -> Column<'_> {
     Column {
         entities: storage.entities(),
         mark: storage.mark(),
         stamp: storage.stamp(),
         required,
         written,
+        candidates: false,
     }
 }
 
-impl<'w, C: 'static> Access<'w> for &'w SparseMap<C> {
+impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     type Item<'a> = &'w C;
     type Rows = &'w [C];
     type Cursor = Self;
@@ -223,19 +225,19 @@ impl<'w, C: 'static> Access<'w> for &'w SparseMap<C> {
     }
 }
 
-impl<'w, C> Cursor for &'w SparseMap<C> {
+impl<'w, C, K: Track> Cursor for &'w SparseMap<C, K> {
     type Item = &'w C;
 
     #[inline]
     fn next(&mut self, entity: Entity, slot: usize) -> Option<&'w C> {
-        let storage: &'w SparseMap<C> = self;
+        let storage: &'w SparseMap<C, K> = self;
         storage
             .index_of_at(entity, slot)
             .map(|slot| &storage.values()[slot])
     }
 }
 
-impl<'w, C: 'static> ReadOnly<'w> for &'w SparseMap<C> {}
+impl<'w, C: 'static, K: Track> ReadOnly<'w> for &'w SparseMap<C, K> {}
 
 impl<'w, C: 'static> Access<'w> for ViewMut<'w, C> {
     type Item<'a> = &'a mut C;
@@ -251,6 +253,7 @@ impl<'w, C: 'static> Access<'w> for ViewMut<'w, C> {
             stamp: self.stamp(),
             required: true,
             written: true,
+            candidates: false,
         });
     }
 
@@ -344,7 +347,7 @@ impl<C: Cursor> Cursor for Maybe<C> {
 
 impl<'w, F: ReadOnly<'w>> ReadOnly<'w> for Maybe<F> {}
 
-impl<'w, C: 'static> Access<'w> for With<&'w SparseMap<C>> {
+impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     type Item<'a> = ();
     type Rows = Units<'w>;
     type Cursor = Self;
@@ -381,7 +384,7 @@ impl<'w, C: 'static> Access<'w> for With<&'w SparseMap<C>> {
     }
 }
 
-impl<C> Cursor for With<&SparseMap<C>> {
+impl<C, K: Track> Cursor for With<&SparseMap<C, K>> {
     type Item = ();
 
     #[inline]
@@ -390,9 +393,9 @@ impl<C> Cursor for With<&SparseMap<C>> {
     }
 }
 
-impl<'w, C: 'static> ReadOnly<'w> for With<&'w SparseMap<C>> {}
+impl<'w, C: 'static, K: Track> ReadOnly<'w> for With<&'w SparseMap<C, K>> {}
 
-impl<'w, C: 'static> Access<'w> for Without<&'w SparseMap<C>> {
+impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
     type Item<'a> = ();
     type Rows = NoRows;
     type Cursor = Self;
@@ -429,7 +432,7 @@ impl<'w, C: 'static> Access<'w> for Without<&'w SparseMap<C>> {
     }
 }
 
-impl<C> Cursor for Without<&SparseMap<C>> {
+impl<C, K: Track> Cursor for Without<&SparseMap<C, K>> {
     type Item = ();
 
     #[inline]
@@ -438,7 +441,7 @@ impl<C> Cursor for Without<&SparseMap<C>> {
     }
 }
 
-impl<'w, C: 'static> ReadOnly<'w> for Without<&'w SparseMap<C>> {}
+impl<'w, C: 'static, K: Track> ReadOnly<'w> for Without<&'w SparseMap<C, K>> {}
 
 // ----- tuples -----
 
@@ -531,44 +534,67 @@ impl_tuples!(F0, F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11);
 
 /// How a column is made from the storage a world lends: the leaf fetches
 /// of [`QueryTerm`](super::QueryTerm)s. Sealed.
-pub trait FromStorage<'w, C> {
+pub trait FromStorage<'w, C, K: Track> {
     /// The column over `storage`.
-    fn from_storage(storage: &'w mut SparseMap<C>) -> Self;
+    fn from_storage(storage: &'w mut SparseMap<C, K>) -> Self;
 }
 
-impl<'w, C> FromStorage<'w, C> for &'w SparseMap<C> {
+impl<'w, C, K: Track> FromStorage<'w, C, K> for &'w SparseMap<C, K> {
     #[inline]
-    fn from_storage(storage: &'w mut SparseMap<C>) -> Self {
+    fn from_storage(storage: &'w mut SparseMap<C, K>) -> Self {
         storage
     }
 }
 
-impl<'w, C> FromStorage<'w, C> for ViewMut<'w, C> {
+impl<'w, C> FromStorage<'w, C, Untracked> for ViewMut<'w, C> {
     #[inline]
     fn from_storage(storage: &'w mut SparseMap<C>) -> Self {
         storage.view_mut()
     }
 }
 
-impl<'w, C, F: FromStorage<'w, C>> FromStorage<'w, C> for Maybe<F> {
+impl<'w, C> FromStorage<'w, C, Tracked> for TrackedViewMut<'w, C> {
     #[inline]
-    fn from_storage(storage: &'w mut SparseMap<C>) -> Self {
+    fn from_storage(storage: &'w mut SparseMap<C, Tracked>) -> Self {
+        storage.tracked_view(None).0
+    }
+}
+
+impl<'w, C, K: Track, F: FromStorage<'w, C, K>> FromStorage<'w, C, K> for Maybe<F> {
+    #[inline]
+    fn from_storage(storage: &'w mut SparseMap<C, K>) -> Self {
         Maybe(F::from_storage(storage))
     }
 }
 
-impl<'w, C> FromStorage<'w, C> for With<&'w SparseMap<C>> {
+impl<'w, C, K: Track> FromStorage<'w, C, K> for With<&'w SparseMap<C, K>> {
     #[inline]
-    fn from_storage(storage: &'w mut SparseMap<C>) -> Self {
+    fn from_storage(storage: &'w mut SparseMap<C, K>) -> Self {
         With(storage)
     }
 }
 
-impl<'w, C> FromStorage<'w, C> for Without<&'w SparseMap<C>> {
+impl<'w, C, K: Track> FromStorage<'w, C, K> for Without<&'w SparseMap<C, K>> {
     #[inline]
-    fn from_storage(storage: &'w mut SparseMap<C>) -> Self {
+    fn from_storage(storage: &'w mut SparseMap<C, K>) -> Self {
         Without(storage)
     }
+}
+
+/// The column a storage of kind `Self` lends for `&mut C`: a [`ViewMut`]
+/// if untracked, a [`TrackedViewMut`] (which marks what it hands out) if
+/// tracked. Sealed.
+pub trait Writable<'w, C: 'static>: Track {
+    /// The written column.
+    type View: Access<'w> + FromStorage<'w, C, Self>;
+}
+
+impl<'w, C: 'static> Writable<'w, C> for Untracked {
+    type View = ViewMut<'w, C>;
+}
+
+impl<'w, C: 'static> Writable<'w, C> for Tracked {
+    type View = TrackedViewMut<'w, C>;
 }
 
 // ----- borrowed storages into fetches: `join` -----
@@ -599,7 +625,7 @@ pub trait IntoFetch<'w> {
     fn into_fetch(self) -> Self::Fetch;
 }
 
-impl<'w, C: 'static> IntoFetch<'w> for &'w SparseMap<C> {
+impl<'w, C: 'static, K: Track> IntoFetch<'w> for &'w SparseMap<C, K> {
     type Fetch = Self;
 
     #[inline]
@@ -608,12 +634,12 @@ impl<'w, C: 'static> IntoFetch<'w> for &'w SparseMap<C> {
     }
 }
 
-impl<'w, C: 'static> IntoFetch<'w> for &'w mut SparseMap<C> {
-    type Fetch = ViewMut<'w, C>;
+impl<'w, C: 'static, K: Writable<'w, C>> IntoFetch<'w> for &'w mut SparseMap<C, K> {
+    type Fetch = K::View;
 
     #[inline]
-    fn into_fetch(self) -> ViewMut<'w, C> {
-        self.view_mut()
+    fn into_fetch(self) -> K::View {
+        K::View::from_storage(self)
     }
 }
 
@@ -635,7 +661,7 @@ impl<'w, T: IntoFetch<'w>> IntoFetch<'w> for Maybe<T> {
     }
 }
 
-impl<'w, C: 'static> IntoFetch<'w> for With<&'w SparseMap<C>> {
+impl<'w, C: 'static, K: Track> IntoFetch<'w> for With<&'w SparseMap<C, K>> {
     type Fetch = Self;
 
     #[inline]
@@ -644,7 +670,7 @@ impl<'w, C: 'static> IntoFetch<'w> for With<&'w SparseMap<C>> {
     }
 }
 
-impl<'w, C: 'static> IntoFetch<'w> for Without<&'w SparseMap<C>> {
+impl<'w, C: 'static, K: Track> IntoFetch<'w> for Without<&'w SparseMap<C, K>> {
     type Fetch = Self;
 
     #[inline]

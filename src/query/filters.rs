@@ -107,3 +107,68 @@ pub struct Maybe<T>(pub T);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Or<T>(pub T);
+
+/// A change filter: entities whose tracked `C` changed since the
+/// observer's last look (a mutable borrow, an `insert` or an add counts as
+/// a change). Yields the item it wraps.
+///
+/// In a query type, `Changed<&C>` or `Changed<&mut C>`; in a
+/// [`join`](super::join), `Changed(&world.c)` or `Changed(&mut world.c)`.
+/// The observer is the world's own view (changes since
+/// [`World::clear_changes`](crate::World::clear_changes)), or a system's
+/// [`Seen`](crate::system::Seen). `C` must be listed in the world's
+/// `tracked (…);` line. Iterating with `for_each` costs O(entities
+/// changed), not O(entities with `C`).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::Changed;
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Pos(i32);
+/// struct Vel(i32);
+/// world! { struct Game<Pos, Vel>; tracked (Pos); }
+///
+/// let mut world = Game::new();
+/// let still = world.spawn_with((Pos(0), Vel(0)));
+/// let moving = world.spawn_with((Pos(0), Vel(2)));
+/// world.clear_changes(); // the spawns are seen
+///
+/// world.query_mut::<(&mut Pos, &Vel)>().for_each(|_, (pos, vel)| {
+///     if vel.0 != 0 {
+///         pos.0 += vel.0; // only these values are borrowed mutably
+///     }
+/// });
+/// // `&mut Pos` was handed out for both: both count as changed.
+/// assert_eq!(world.query::<Changed<&Pos>>().count(), 2);
+/// world.clear_changes();
+/// world.pos.get_mut(moving).unwrap().0 += 1;
+/// let changed: Vec<_> = world.query::<Changed<&Pos>>().collect();
+/// assert_eq!(changed, [(moving, &Pos(3))]);
+/// # let _ = still;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Changed<T>(pub T);
+
+/// A change filter: entities that gained their tracked `C` since the
+/// observer's last look (an add, a spawn with it, a deferred add or a
+/// command; after a removal, adding again counts as added again). Yields
+/// the item it wraps. Spelled like [`Changed`]: `Added<&C>`,
+/// `Added<&mut C>`, `Added(&world.c)`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::Added;
+///
+/// struct Pos(i32);
+/// world! { struct Game<Pos>; tracked (Pos); }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0),));
+/// world.clear_changes();
+/// let fresh = world.spawn_with((Pos(1),));
+/// let added: Vec<Entity> = world.query::<Added<&Pos>>().map(|(e, _)| e).collect();
+/// assert_eq!(added, [fresh]);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Added<T>(pub T);

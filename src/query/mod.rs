@@ -53,6 +53,7 @@
 //! ([`Join`], [`join`]), `or.rs` (the [`Or`] filter, every form of it)
 //! and `par.rs` (`par_for_each`).
 
+mod changed;
 pub(crate) mod fetch;
 mod filters;
 mod iter;
@@ -64,8 +65,9 @@ pub(crate) mod plan;
 mod rows;
 mod terms;
 
-pub use fetch::{AtMostOne, Fetch, IntoFetch, ReadOnly};
-pub use filters::{Maybe, Or, With, Without};
+pub use changed::{ChangedMut, ChangedRef};
+pub use fetch::{AtMostOne, Fetch, IntoFetch, ReadOnly, Writable};
+pub use filters::{Added, Changed, Maybe, Or, With, Without};
 pub use iter::QueryIter;
 pub use join::{join, Join};
 pub use or::Filter;

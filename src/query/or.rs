@@ -22,8 +22,8 @@ use crate::{Entity, SparseMap};
 )]
 pub trait Filter<'w>: ReadOnly<'w> {}
 
-impl<'w, C: 'static> Filter<'w> for With<&'w SparseMap<C>> {}
-impl<'w, C: 'static> Filter<'w> for Without<&'w SparseMap<C>> {}
+impl<'w, C: 'static, K: crate::change::Track> Filter<'w> for With<&'w SparseMap<C, K>> {}
+impl<'w, C: 'static, K: crate::change::Track> Filter<'w> for Without<&'w SparseMap<C, K>> {}
 
 macro_rules! impl_or {
     ($($f:ident $t:ident),+) => {

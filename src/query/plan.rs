@@ -34,6 +34,12 @@ pub(crate) struct Column<'w> {
     pub(crate) required: bool,
     /// The query writes this storage (`&mut C`, `Option<&mut C>`).
     pub(crate) written: bool,
+    /// `entities` are candidates, not a storage's entities: the entities a
+    /// change filter (`Changed`, `Added`) may pass, each checked when
+    /// visited. Such a column may drive, but is never walked packed, and
+    /// if written it cannot drive an iterator (its candidates are not in
+    /// the order of its values).
+    pub(crate) candidates: bool,
 }
 
 /// A walk: which entities a query visits, and how.
@@ -82,6 +88,8 @@ pub struct Planner<'w> {
     group: Option<(GroupMark, u32)>,
     /// Still possible: every column seen is a required member of one group.
     grouped: bool,
+    /// A column lists candidates: no packed walk.
+    candidates: bool,
 }
 
 impl<'w> Planner<'w> {
@@ -100,6 +108,7 @@ impl<'w> Planner<'w> {
             optional: false,
             group: None,
             grouped: true,
+            candidates: false,
         }
     }
 
@@ -138,8 +147,10 @@ impl<'w> Planner<'w> {
                 _ => column.entities,
             });
         }
+        self.candidates |= column.candidates;
         self.writer = match (self.writer, column.written, column.required) {
             (writer, false, _) => writer,
+            (_, true, _) if column.candidates => Writer::Blocked,
             (Writer::None, true, true) => Writer::One(column.entities),
             _ => Writer::Blocked,
         };
@@ -167,6 +178,9 @@ impl<'w> Planner<'w> {
     /// column and nothing else. Every column holds at least that many.
     #[inline]
     fn packed_len(&self) -> Option<usize> {
+        if self.candidates {
+            return None;
+        }
         let shortest = self.shortest?.len();
         if self.columns == 1 && self.required == 1 {
             return Some(shortest);
@@ -257,6 +271,7 @@ mod tests {
                 stamp: stamps.get(i + 1).copied().unwrap_or(SyncStamp::NONE),
                 required,
                 written,
+                candidates: false,
             });
         }
         planner.finish()

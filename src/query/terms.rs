@@ -2,9 +2,12 @@
 //! [`Without`], tuples), and how each becomes a [`Fetch`] over a world's
 //! storages. The filter types themselves are in `filters.rs`.
 
-use super::fetch::{Fetch, FromStorage, ReadOnly};
-use super::filters::{Maybe, With, Without};
+use super::changed::{ChangedMut, ChangedRef};
+use super::fetch::{Fetch, FromStorage, ReadOnly, Writable};
+use super::filters::{Added, Changed, Maybe, With, Without};
+use crate::change::Tracked;
 use crate::indices::{all_distinct_lists, Indices, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
+use crate::world::storages::TrackedColumn;
 use crate::world::storages::{ColumnOf, Storages};
 use crate::world::sync;
 use crate::{Contains, SparseMap};
@@ -51,7 +54,7 @@ pub trait Query<'w, W> {
 }
 
 impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for &'w C {
-    type Fetch = &'w SparseMap<C>;
+    type Fetch = &'w SparseMap<C, <W as ColumnOf<C>>::Track>;
     const REQUIRED: bool = true;
 
     #[inline]
@@ -61,7 +64,7 @@ impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for &'w C {
 }
 
 impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Option<&'w C> {
-    type Fetch = Maybe<&'w SparseMap<C>>;
+    type Fetch = Maybe<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>;
     const REQUIRED: bool = false;
 
     #[inline]
@@ -71,7 +74,7 @@ impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Option<&'w C> {
 }
 
 impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for With<C> {
-    type Fetch = With<&'w SparseMap<C>>;
+    type Fetch = With<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>;
     const REQUIRED: bool = true;
 
     #[inline]
@@ -81,7 +84,7 @@ impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for With<C> {
 }
 
 impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Without<C> {
-    type Fetch = Without<&'w SparseMap<C>>;
+    type Fetch = Without<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>;
     const REQUIRED: bool = false;
 
     #[inline]
@@ -89,6 +92,78 @@ impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Without<C> {
         Without(world.sparse_map())
     }
 }
+
+// ----- change filters: `Changed<&C>`, `Added<&mut C>`, … (world's view) -----
+
+macro_rules! impl_change_terms {
+    ($($filter:ident => $added:literal),+) => {$(
+        impl<'w, W: Contains<C>, C: TrackedColumn<W> + 'static> Query<'w, W> for $filter<&'w C> {
+            type Fetch = ChangedRef<'w, C>;
+            const REQUIRED: bool = true;
+
+            #[inline]
+            fn fetch(world: &'w W) -> Self::Fetch {
+                let map = C::field(world);
+                ChangedRef::new(map, map.log().world_view(), $added)
+            }
+        }
+
+        impl<'w, W: Contains<C> + 'w, C: TrackedColumn<W> + 'static> QueryTerm<'w, W> for $filter<&'w C> {
+            const INDICES: Indices = Indices::one(<W as Contains<C>>::INDEX);
+        }
+
+        impl<'w, W: Contains<C> + 'w, C: TrackedColumn<W> + 'static> QueryParts<'w, W> for $filter<&'w C> {
+            type Fetch = ChangedRef<'w, C>;
+            const REQUIRED: bool = true;
+            const EACH_COMPONENT_ONCE: () = ();
+
+            #[inline]
+            fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
+                let map: &'w crate::SparseMap<C, Tracked> = C::take(parts);
+                ChangedRef::new(map, map.log().world_view(), $added)
+            }
+
+            #[inline]
+            fn sync(world: &mut W) {
+                sync::sync::<W, C>(world);
+            }
+
+            #[inline]
+            fn in_step(world: &W) -> bool {
+                world.sparse_map().is_synced(world.allocator().stamp())
+            }
+        }
+
+        impl<'w, W: Contains<C> + 'w, C: TrackedColumn<W> + 'static> QueryTerm<'w, W> for $filter<&'w mut C> {
+            const INDICES: Indices = Indices::one(<W as Contains<C>>::INDEX);
+        }
+
+        impl<'w, W: Contains<C> + 'w, C: TrackedColumn<W> + 'static> QueryParts<'w, W> for $filter<&'w mut C> {
+            type Fetch = ChangedMut<'w, C>;
+            const REQUIRED: bool = true;
+            const EACH_COMPONENT_ONCE: () = ();
+
+            #[inline]
+            fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
+                let map: &'w mut crate::SparseMap<C, Tracked> = C::take(parts);
+                let window = map.log().world_view();
+                ChangedMut::new(map, window, $added)
+            }
+
+            #[inline]
+            fn sync(world: &mut W) {
+                sync::sync::<W, C>(world);
+            }
+
+            #[inline]
+            fn in_step(world: &W) -> bool {
+                world.sparse_map().is_synced(world.allocator().stamp())
+            }
+        }
+    )+};
+}
+
+impl_change_terms!(Changed => false, Added => true);
 
 macro_rules! impl_query_tuples {
     ($($q:ident),+) => {
@@ -146,11 +221,17 @@ pub trait QueryTerm<'w, W: Storages + 'w>: QueryParts<'w, W> {
 
 macro_rules! impl_query_term {
     ($($term:ty => $fetch:ty, $required:literal;)+) => {$(
-        impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for $term {
+        impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for $term
+        where
+            <W as ColumnOf<C>>::Track: Writable<'w, C>,
+        {
             const INDICES: Indices = Indices::one(<W as Contains<C>>::INDEX);
         }
 
-        impl<'w, W: Contains<C> + 'w, C: 'static> QueryParts<'w, W> for $term {
+        impl<'w, W: Contains<C> + 'w, C: 'static> QueryParts<'w, W> for $term
+        where
+            <W as ColumnOf<C>>::Track: Writable<'w, C>,
+        {
             type Fetch = $fetch;
             const REQUIRED: bool = $required;
             const EACH_COMPONENT_ONCE: () = ();
@@ -174,12 +255,12 @@ macro_rules! impl_query_term {
 }
 
 impl_query_term! {
-    &'w C => &'w SparseMap<C>, true;
-    &'w mut C => crate::sparse_map::ViewMut<'w, C>, true;
-    Option<&'w C> => Maybe<&'w SparseMap<C>>, false;
-    Option<&'w mut C> => Maybe<crate::sparse_map::ViewMut<'w, C>>, false;
-    With<C> => With<&'w SparseMap<C>>, true;
-    Without<C> => Without<&'w SparseMap<C>>, false;
+    &'w C => &'w SparseMap<C, <W as ColumnOf<C>>::Track>, true;
+    &'w mut C => <<W as ColumnOf<C>>::Track as Writable<'w, C>>::View, true;
+    Option<&'w C> => Maybe<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, false;
+    Option<&'w mut C> => Maybe<<<W as ColumnOf<C>>::Track as Writable<'w, C>>::View>, false;
+    With<C> => With<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, true;
+    Without<C> => Without<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, false;
 }
 
 /// A mutable query over a world `W`: one [`QueryTerm`], or a tuple of up to

@@ -14,6 +14,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::mem;
 
+use crate::change::{ChangeLog, Track, Tracked, Untracked, Window};
 use crate::entity::{EntityAllocator, SyncStamp};
 use crate::error::AddErrorKind;
 use crate::Entity;
@@ -30,7 +31,7 @@ pub use iter::{Iter, IterMut};
 use mark::{Mark, MarkSlot};
 use pages::EMPTY;
 use set::SparseSet;
-pub use view::ViewMut;
+pub use view::{TrackedCursor, TrackedViewMut, ViewMut};
 
 /// The storage of one component type: which entities have a `T`, and their
 /// values, packed.
@@ -150,7 +151,7 @@ pub use view::ViewMut;
 /// assert_eq!(world.pos.entities(), &[a, b]);
 /// ```
 #[derive(Clone)]
-pub struct SparseMap<T> {
+pub struct SparseMap<T, K: Track = Untracked> {
     set: SparseSet<T>,
     /// Values queued by `add_deferred`, applied at the next sync point.
     pending_adds: SparseSet<T>,
@@ -163,11 +164,14 @@ pub struct SparseMap<T> {
     /// allocator's free epoch then. While it equals the stamp of its world's
     /// allocator, every entity stored or queued here is alive.
     synced: SyncStamp,
+    /// What the storage records of its changes: nothing ([`Untracked`]),
+    /// or a change log ([`Tracked`](crate::Tracked)).
+    track: K,
 }
 
-impl<T> Default for SparseMap<T> {
+impl<T, K: Track> Default for SparseMap<T, K> {
     fn default() -> Self {
-        Self::new()
+        Self::empty()
     }
 }
 
@@ -180,13 +184,7 @@ impl<T> SparseMap<T> {
     /// assert!(map.is_empty());
     /// ```
     pub const fn new() -> Self {
-        SparseMap {
-            set: SparseSet::new(),
-            pending_adds: SparseSet::new(),
-            pending_removes: SparseSet::new(),
-            mark: MarkSlot::new(),
-            synced: SyncStamp::NONE,
-        }
+        Self::empty()
     }
 
     /// An empty storage with room for `capacity` values before its dense
@@ -198,12 +196,45 @@ impl<T> SparseMap<T> {
     /// assert!(map.is_empty());
     /// ```
     pub fn with_capacity(capacity: usize) -> Self {
+        Self::empty_with_capacity(capacity)
+    }
+}
+
+impl<T, K: Track> SparseMap<T, K> {
+    /// An empty storage, tracked or not. Allocates nothing.
+    ///
+    /// ```
+    /// # use typed_ecs::{SparseMap, Tracked};
+    /// let map = SparseMap::<f32, Tracked>::empty();
+    /// assert!(map.is_empty());
+    /// ```
+    pub const fn empty() -> Self {
+        SparseMap {
+            set: SparseSet::new(),
+            pending_adds: SparseSet::new(),
+            pending_removes: SparseSet::new(),
+            mark: MarkSlot::new(),
+            synced: SyncStamp::NONE,
+            track: K::NEW,
+        }
+    }
+
+    /// An empty storage, tracked or not, with room for `capacity` values
+    /// before its dense arrays reallocate.
+    ///
+    /// ```
+    /// # use typed_ecs::{SparseMap, Tracked};
+    /// let map = SparseMap::<f32, Tracked>::empty_with_capacity(100);
+    /// assert!(map.is_empty());
+    /// ```
+    pub fn empty_with_capacity(capacity: usize) -> Self {
         SparseMap {
             set: SparseSet::with_capacity(capacity),
             pending_adds: SparseSet::new(),
             pending_removes: SparseSet::new(),
             mark: MarkSlot::new(),
             synced: SyncStamp::NONE,
+            track: K::NEW,
         }
     }
 
@@ -305,7 +336,9 @@ impl<T> SparseMap<T> {
     /// ```
     #[inline]
     pub fn get_mut(&mut self, entity: Entity) -> Option<&mut T> {
-        self.set.get_mut(entity)
+        let slot = self.set.index_of(entity)?;
+        self.track.changed(slot, entity);
+        Some(&mut self.set.data[slot])
     }
 
     /// The values of several entities at once, mutably: `None` if one of
@@ -338,9 +371,12 @@ impl<T> SparseMap<T> {
         if order.windows(2).any(|pair| pair[0].0 == pair[1].0) {
             return None;
         }
+        for &(slot, position) in &order {
+            self.track.changed(slot, entities[position]);
+        }
         // Split the values at each slot, in slot order.
         let mut found: [Option<&mut T>; N] = core::array::from_fn(|_| None);
-        let mut rest = self.values_mut();
+        let mut rest = &mut self.set.data[..];
         let mut start = 0;
         for (slot, position) in order {
             let (value, tail) = mem::take(&mut rest)[slot - start..].split_first_mut()?;
@@ -391,6 +427,7 @@ impl<T> SparseMap<T> {
     #[inline]
     pub fn remove(&mut self, entity: Entity) -> Option<T> {
         let (slot, value) = self.set.remove_with_slot(entity)?;
+        self.track.removed(slot, entity);
         self.mark.leave_prefix_unannounced(slot);
         Some(value)
     }
@@ -435,6 +472,7 @@ impl<T> SparseMap<T> {
         entities: &EntityAllocator,
     ) -> Option<&mut T> {
         let slot = self.index_of_in(entity, entities)?;
+        self.track.changed(slot, entity);
         Some(&mut self.set.data[slot])
     }
 
@@ -453,6 +491,7 @@ impl<T> SparseMap<T> {
         } else {
             self.set.remove_if(entity, || entities.is_alive(entity))?
         };
+        self.track.removed(slot, entity);
         self.mark.leave_prefix_unannounced(slot);
         Some(value)
     }
@@ -500,6 +539,7 @@ impl<T> SparseMap<T> {
     /// ```
     #[inline]
     pub fn values_mut(&mut self) -> &mut [T] {
+        self.track.changed_all();
         &mut self.set.data
     }
 
@@ -538,6 +578,7 @@ impl<T> SparseMap<T> {
     /// ```
     #[inline]
     pub fn iter_mut(&mut self) -> IterMut<'_, T> {
+        self.track.changed_all();
         IterMut {
             entities: self.set.dense.iter(),
             values: self.set.data.iter_mut(),
@@ -564,6 +605,7 @@ impl<T> SparseMap<T> {
     #[cfg(any(test, feature = "testing", feature = "serde"))]
     pub(crate) fn check(&self) -> Result<(), alloc::string::String> {
         self.set.check_invariants("values")?;
+        self.track.check(&self.set.dense)?;
         self.pending_adds.check_invariants("queued adds")?;
         self.pending_removes.check_invariants("queued removals")
     }
@@ -646,8 +688,12 @@ impl<T> SparseMap<T> {
             }
             Ok(())
         }
-        let mut map = SparseMap::with_capacity(values.len());
+        let mut map: Self = SparseMap::empty_with_capacity(values.len());
         fill(&mut map.set, "the values", values)?;
+        for &entity in &map.set.dense {
+            map.track.pushed(entity);
+        }
+        map.track.loaded();
         fill(&mut map.pending_adds, "the queued adds", adds)?;
         fill(
             &mut map.pending_removes,
@@ -663,7 +709,16 @@ impl<T> SparseMap<T> {
     /// alive, and brings the storage in step first.
     #[inline]
     pub(crate) fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
-        self.set.insert(entity, value)
+        match self.set.insert_new(entity, value) {
+            Ok(()) => {
+                self.track.pushed(entity);
+                None
+            }
+            Err((slot, value)) => {
+                self.track.changed(slot, entity);
+                Some(mem::replace(&mut self.set.data[slot], value))
+            }
+        }
     }
 
     /// Adds the value of an entity that was just spawned, so has no value
@@ -674,6 +729,7 @@ impl<T> SparseMap<T> {
         let slot = self.set.dense.len() as u32;
         SparseSet::push(&mut self.set.dense, &mut self.set.data, entity, value);
         self.set.sparse.set(entity.index(), slot);
+        self.track.pushed(entity);
     }
 
     /// The first half of a batch spawn's insert: the value of the next
@@ -696,6 +752,9 @@ impl<T> SparseMap<T> {
         debug_assert_eq!(self.set.data.len(), base + entities.len());
         self.set.dense.extend_from_slice(entities);
         self.set.sparse.set_run(entities, base as u32);
+        for &entity in entities {
+            self.track.pushed(entity);
+        }
     }
 
     /// Adds `entity`'s value if it has none, or hands `value` back. The
@@ -704,7 +763,9 @@ impl<T> SparseMap<T> {
     pub(crate) fn insert_new(&mut self, entity: Entity, value: T) -> Result<(), T> {
         self.set
             .insert_new(entity, value)
-            .map_err(|(_, value)| value)
+            .map_err(|(_, value)| value)?;
+        self.track.pushed(entity);
+        Ok(())
     }
 
     /// Queues `value` to be added to `entity` at the next sync point, or says
@@ -747,7 +808,7 @@ impl<T> SparseMap<T> {
             return;
         }
         while let Some((entity, value)) = self.pending_adds.pop() {
-            drop(self.set.insert(entity, value));
+            drop(self.insert(entity, value));
         }
     }
 
@@ -774,7 +835,20 @@ impl<T> SparseMap<T> {
         // Every storage of the world is emptied together, so a marked prefix
         // stays true: it is empty in each of them.
         self.mark.0.prefix = 0;
+        self.track.removed_all(&self.set.dense);
         (self.set.take(), self.pending_adds.take())
+    }
+
+    /// What the storage records of its changes.
+    #[inline]
+    pub(crate) fn track_mut(&mut self) -> &mut K {
+        &mut self.track
+    }
+
+    /// What the storage records of its changes.
+    #[inline]
+    pub(crate) fn track(&self) -> &K {
+        &self.track
     }
 
     // ----- keeping in step with the world (see the type docs) -----
@@ -864,6 +938,7 @@ impl<T> SparseMap<T> {
     #[inline]
     pub(crate) fn swap_slots(&mut self, a: usize, b: usize) {
         self.set.swap(a, b);
+        self.track.swapped(a, b);
     }
 
     // ----- the sync point: queues applied one entry at a time -----
@@ -910,7 +985,7 @@ impl<T> SparseMap<T> {
 
 /// Prints the stored values as a map from entity to value, plus the number of
 /// queued changes.
-impl<T: fmt::Debug> fmt::Debug for SparseMap<T> {
+impl<T: fmt::Debug, K: Track> fmt::Debug for SparseMap<T, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()?;
         let (adds, removes) = (
@@ -924,8 +999,11 @@ impl<T: fmt::Debug> fmt::Debug for SparseMap<T> {
     }
 }
 
-impl<T> SparseMap<T> {
+impl<T, K: Track> SparseMap<T, K> {
     /// A view that can change values but not membership. See [`ViewMut`].
+    /// On a tracked storage it counts as a change of every value (like
+    /// [`values_mut`](Self::values_mut)): a query's `&mut C` marks only the
+    /// values it hands out.
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
@@ -937,6 +1015,7 @@ impl<T> SparseMap<T> {
     /// ```
     #[inline]
     pub fn view_mut(&mut self) -> ViewMut<'_, T> {
+        self.track.changed_all();
         ViewMut::new(
             &self.set.sparse,
             &self.set.dense,
@@ -947,14 +1026,14 @@ impl<T> SparseMap<T> {
     }
 }
 
-impl<'w, T> From<&'w mut SparseMap<T>> for ViewMut<'w, T> {
+impl<'w, T, K: Track> From<&'w mut SparseMap<T, K>> for ViewMut<'w, T> {
     #[inline]
-    fn from(map: &'w mut SparseMap<T>) -> Self {
+    fn from(map: &'w mut SparseMap<T, K>) -> Self {
         map.view_mut()
     }
 }
 
-impl<'a, T> IntoIterator for &'a SparseMap<T> {
+impl<'a, T, K: Track> IntoIterator for &'a SparseMap<T, K> {
     type Item = (Entity, &'a T);
     type IntoIter = Iter<'a, T>;
 
@@ -963,11 +1042,78 @@ impl<'a, T> IntoIterator for &'a SparseMap<T> {
     }
 }
 
-impl<'a, T> IntoIterator for &'a mut SparseMap<T> {
+impl<'a, T, K: Track> IntoIterator for &'a mut SparseMap<T, K> {
     type Item = (Entity, &'a mut T);
     type IntoIter = IterMut<'a, T>;
 
     fn into_iter(self) -> IterMut<'a, T> {
         self.iter_mut()
+    }
+}
+
+// ----- tracked storages: the change log, for queries and observers -----
+
+impl<T> SparseMap<T, Tracked> {
+    /// The change log.
+    #[inline]
+    pub(crate) fn log(&self) -> &ChangeLog {
+        &self.track.log
+    }
+
+    /// The change log, mutably.
+    #[inline]
+    pub(crate) fn log_mut(&mut self) -> &mut ChangeLog {
+        &mut self.track.log
+    }
+
+    /// The entities that changed in `window` (each once, possibly with
+    /// tombstones among them): the log's candidates, or every stored entity.
+    #[inline]
+    pub(crate) fn changed_candidates(&self, window: Window) -> &[Entity] {
+        self.track.log.candidates(window).unwrap_or(&self.set.dense)
+    }
+
+    /// The dense slot of `entity` (trying `hint` first), if it is stored
+    /// and its latest change, or its add if `added`, is in `window`.
+    #[inline]
+    pub(crate) fn changed_slot(
+        &self,
+        entity: Entity,
+        hint: usize,
+        window: Window,
+        added: bool,
+    ) -> Option<usize> {
+        let slot = self.index_of_at(entity, hint)?;
+        window
+            .contains(self.track.log.stamp_for(slot, added))
+            .then_some(slot)
+    }
+
+    /// A view that marks each value it hands out, with the candidates of
+    /// `window` copied aside so that the view can write the log while a walk
+    /// follows them.
+    #[inline]
+    pub(crate) fn tracked_view(
+        &mut self,
+        window: Option<Window>,
+    ) -> (TrackedViewMut<'_, T>, &[Entity]) {
+        let Tracked { log, scratch } = &mut self.track;
+        scratch.clear();
+        if let Some(window) = window {
+            scratch.extend_from_slice(log.candidates(window).unwrap_or(&self.set.dense));
+        }
+        (
+            TrackedViewMut::new(
+                ViewMut::new(
+                    &self.set.sparse,
+                    &self.set.dense,
+                    &mut self.set.data,
+                    self.mark.0,
+                    self.synced,
+                ),
+                log,
+            ),
+            scratch,
+        )
     }
 }

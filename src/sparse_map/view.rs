@@ -5,6 +5,7 @@ use core::fmt;
 use super::iter::IterMut;
 use super::mark::Mark;
 use super::pages::Pages;
+use crate::change::ChangeLog;
 use crate::entity::SyncStamp;
 use crate::Entity;
 
@@ -282,5 +283,184 @@ impl<'w, T> ViewMut<'w, T> {
             entities: self.dense.iter(),
             values: self.data.iter_mut(),
         }
+    }
+}
+
+/// A [`ViewMut`] of a tracked storage, which records each value it hands
+/// out as changed. What a mutable query holds for `&mut C` when `C` is
+/// tracked; not made directly.
+pub struct TrackedViewMut<'w, T> {
+    view: ViewMut<'w, T>,
+    /// `None` once every value the view covers was marked at once.
+    log: Option<&'w mut ChangeLog>,
+}
+
+impl<T: fmt::Debug> fmt::Debug for TrackedViewMut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.view.fmt(f)
+    }
+}
+
+impl<'w, T> TrackedViewMut<'w, T> {
+    #[inline]
+    pub(super) fn new(view: ViewMut<'w, T>, log: &'w mut ChangeLog) -> Self {
+        TrackedViewMut {
+            view,
+            log: Some(log),
+        }
+    }
+
+    /// The entity in each dense slot of the view.
+    #[inline]
+    pub(crate) fn entities(&self) -> &'w [Entity] {
+        self.view.dense
+    }
+
+    #[inline]
+    pub(crate) fn mark(&self) -> Mark {
+        self.view.mark
+    }
+
+    #[inline]
+    pub(crate) fn stamp(&self) -> SyncStamp {
+        self.view.stamp
+    }
+
+    /// Marks the value in view slot `slot`.
+    #[inline]
+    fn touch(&mut self, slot: usize, entity: Entity) {
+        if let Some(log) = &mut self.log {
+            log.changed(self.view.offset + slot, entity);
+        }
+    }
+
+    /// `entity`'s value, mutably, trying view slot `slot` first; marked.
+    #[inline]
+    pub(crate) fn get_mut_at(&mut self, entity: Entity, slot: usize) -> Option<&mut T> {
+        let slot = match self.view.dense.get(slot) {
+            Some(&stored) if stored == entity => slot,
+            _ => self.view.index_of(entity)?,
+        };
+        self.touch(slot, entity);
+        self.view.data.get_mut(slot)
+    }
+
+    /// `entity`'s value, mutably, trying view slot `slot` first, if `pass`
+    /// says its dense slot passes; marked.
+    #[inline]
+    pub(crate) fn get_mut_if(
+        &mut self,
+        entity: Entity,
+        slot: usize,
+        pass: impl FnOnce(&ChangeLog, usize) -> bool,
+    ) -> Option<&mut T> {
+        let slot = match self.view.dense.get(slot) {
+            Some(&stored) if stored == entity => slot,
+            _ => self.view.index_of(entity)?,
+        };
+        let log = self.log.as_deref_mut()?;
+        if !pass(log, self.view.offset + slot) {
+            return None;
+        }
+        log.changed(self.view.offset + slot, entity);
+        self.view.data.get_mut(slot)
+    }
+
+    /// Like [`get_mut_if`](Self::get_mut_if), for the whole view lifetime.
+    #[inline]
+    pub(crate) fn into_mut_if(
+        self,
+        entity: Entity,
+        pass: impl FnOnce(&ChangeLog, usize) -> bool,
+    ) -> Option<&'w mut T> {
+        let slot = self.view.index_of(entity)?;
+        let log = self.log?;
+        if !pass(log, self.view.offset + slot) {
+            return None;
+        }
+        log.changed(self.view.offset + slot, entity);
+        self.view.data.get_mut(slot)
+    }
+
+    /// `entity`'s value for the whole view lifetime; marked.
+    #[inline]
+    pub(crate) fn into_mut(mut self, entity: Entity) -> Option<&'w mut T> {
+        let slot = self.view.index_of(entity)?;
+        self.touch(slot, entity);
+        self.view.data.get_mut(slot)
+    }
+
+    /// The first `len` values, every one marked.
+    #[inline]
+    pub(crate) fn into_values_prefix(self, len: usize) -> &'w mut [T] {
+        if let Some(log) = self.log {
+            if self.view.offset == 0 && len == self.view.dense.len() {
+                log.changed_all();
+            } else {
+                for (slot, &entity) in self.view.dense[..len].iter().enumerate() {
+                    log.changed(self.view.offset + slot, entity);
+                }
+            }
+        }
+        self.view.into_values_prefix(len)
+    }
+
+    /// The values in dense order, each marked as it is handed out.
+    #[inline]
+    pub(crate) fn into_cursor(self) -> TrackedCursor<'w, T> {
+        TrackedCursor {
+            entities: self.view.dense,
+            values: self.view.data.iter_mut(),
+            offset: self.view.offset,
+            next: 0,
+            log: self.log,
+        }
+    }
+
+    /// Splits the view for a parallel walk. The halves cannot share the
+    /// log, so every value the view covers is marked first.
+    #[inline]
+    pub(crate) fn split_at(mut self, mid: usize) -> (Self, Self) {
+        if let Some(log) = self.log.take() {
+            if self.view.offset == 0 {
+                log.changed_all();
+            } else {
+                for (slot, &entity) in self.view.dense.iter().enumerate() {
+                    log.changed(self.view.offset + slot, entity);
+                }
+            }
+        }
+        let (a, b) = self.view.split_at(mid);
+        (
+            TrackedViewMut { view: a, log: None },
+            TrackedViewMut { view: b, log: None },
+        )
+    }
+}
+
+/// The cursor of a tracked written column: [`WriterCursor`]'s walk, marking
+/// each value it hands out.
+///
+/// [`WriterCursor`]: crate::query::fetch::WriterCursor
+#[derive(Debug)]
+pub struct TrackedCursor<'w, T> {
+    entities: &'w [Entity],
+    values: core::slice::IterMut<'w, T>,
+    offset: usize,
+    next: usize,
+    log: Option<&'w mut ChangeLog>,
+}
+
+impl<'w, T> TrackedCursor<'w, T> {
+    /// The next value in dense order, marked.
+    #[inline]
+    pub(crate) fn next_value(&mut self) -> Option<&'w mut T> {
+        let value = self.values.next()?;
+        let slot = self.next;
+        self.next += 1;
+        if let Some(log) = &mut self.log {
+            log.changed(self.offset + slot, self.entities[slot]);
+        }
+        Some(value)
     }
 }

@@ -156,7 +156,7 @@ pub trait WriteParam<W: Storages> {
     }
 }
 
-impl<W: Storages, C: Column<W>> ReadParam<W> for SparseMap<C> {
+impl<W: Storages, C: Column<W>> ReadParam<W> for SparseMap<C, C::Track> {
     const TARGET: Target = Target::Component(C::FIELD);
 
     #[inline]
@@ -165,7 +165,7 @@ impl<W: Storages, C: Column<W>> ReadParam<W> for SparseMap<C> {
     }
 }
 
-impl<W: Storages, C: Column<W>> WriteParam<W> for SparseMap<C> {
+impl<W: Storages, C: Column<W>> WriteParam<W> for SparseMap<C, C::Track> {
     const TARGET: Option<Target> = Some(Target::Component(C::FIELD));
     type State = ();
 

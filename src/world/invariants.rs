@@ -30,10 +30,10 @@ pub(crate) fn check_world<W: Storages>(world: &W) -> Result<(), String> {
 
 /// Checks one storage of a world: its own invariant, and, if it is in step
 /// with `entities`, that every entity it stores or queues is alive.
-fn check_storage<T>(
+fn check_storage<T, K: crate::change::Track>(
     entities: &EntityAllocator,
     name: &str,
-    storage: &SparseMap<T>,
+    storage: &SparseMap<T, K>,
 ) -> Result<(), String> {
     storage
         .check()

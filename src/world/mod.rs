@@ -24,8 +24,10 @@ use crate::indices::NEEDS_REQUIRED;
 use crate::query::fetch::Access;
 use crate::query::{Join, Query, QueryIter, QueryMut};
 use crate::seal::TOKEN;
+use crate::world::storages::TrackedColumn;
 use crate::{Bundle, Contains, Entity, SparseMap};
 
+pub(crate) mod changes;
 pub(crate) mod detach;
 #[cfg(any(feature = "testing", feature = "serde"))]
 pub(crate) mod invariants;
@@ -894,7 +896,7 @@ pub trait World: Storages {
     /// assert_eq!(total, 7);
     /// ```
     #[inline]
-    fn storage<C>(&self) -> &SparseMap<C>
+    fn storage<C>(&self) -> &SparseMap<C, <Self as ColumnOf<C>>::Track>
     where
         Self: Contains<C>,
     {
@@ -913,7 +915,7 @@ pub trait World: Storages {
     /// assert_eq!(world.value_at::<Pos>(0).0, 1);
     /// ```
     #[inline]
-    fn storage_mut<C>(&mut self) -> &mut SparseMap<C>
+    fn storage_mut<C>(&mut self) -> &mut SparseMap<C, <Self as ColumnOf<C>>::Track>
     where
         Self: Contains<C>,
     {
@@ -1183,6 +1185,71 @@ pub trait World: Storages {
     /// ```
     fn clear(&mut self) {
         self.each(&mut detach::Clear);
+    }
+
+    /// Marks every change so far as seen by the world's own view: from
+    /// now on, the [`Changed`](crate::query::Changed) and
+    /// [`Added`](crate::query::Added) terms of [`query`](World::query),
+    /// [`query_mut`](World::query_mut) and `join(Changed(&world.c))`, and
+    /// [`removed`](World::removed), report only what happens after this
+    /// call. Call it right after a loop has read the changes (a change
+    /// made between the read and this call is never reported to the
+    /// world's view). [`Schedule::run`](crate::Schedule::run) calls it as
+    /// it starts, so with a schedule the world's view covers one run and
+    /// what happened since; systems keep their own views
+    /// ([`Seen`](crate::system::Seen)). O(number of tracked components).
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    /// use typed_ecs::query::Changed;
+    ///
+    /// struct Pos(i32);
+    /// world! { struct Game<Pos>; tracked (Pos); }
+    ///
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(0),));
+    /// assert_eq!(world.query::<Changed<&Pos>>().count(), 1); // the spawn
+    /// world.clear_changes();
+    /// assert_eq!(world.query::<Changed<&Pos>>().count(), 0);
+    /// world.get_mut::<Pos>(e).unwrap().0 = 1;
+    /// assert_eq!(world.query::<Changed<&Pos>>().count(), 1);
+    /// ```
+    fn clear_changes(&mut self) {
+        self.each(&mut changes::Clear);
+    }
+
+    /// The entities that lost their tracked `C` since the last
+    /// [`clear_changes`](World::clear_changes), oldest first: by `remove`,
+    /// `despawn`, `clear`, a deferred removal or a command. An entity that
+    /// lost `C` twice is listed twice. The values themselves are not kept:
+    /// `remove` hands them back, and a despawn drops them at once (keeping
+    /// them would delay every drop until the log is trimmed).
+    ///
+    /// `C` must be listed in the world's `tracked (…);` line.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Pos(i32);
+    /// world! { struct Game<Pos>; tracked (Pos); }
+    ///
+    /// let mut world = Game::new();
+    /// let a = world.spawn_with((Pos(0),));
+    /// let b = world.spawn_with((Pos(1),));
+    /// world.clear_changes();
+    /// world.despawn(b);
+    /// world.remove::<Pos>(a);
+    /// assert_eq!(world.removed::<Pos>(), [b, a]);
+    /// world.clear_changes();
+    /// assert!(world.removed::<Pos>().is_empty());
+    /// ```
+    fn removed<C>(&self) -> &[Entity]
+    where
+        Self: Contains<C>,
+        C: TrackedColumn<Self> + 'static,
+    {
+        let log = C::field(self).log();
+        log.removed_in(log.world_view())
     }
 
     /// The component types, as written in `world!`, in declaration order.

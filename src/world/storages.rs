@@ -21,6 +21,7 @@
 //! this crate do more than it can with the world's public fields (the group
 //! methods that could break a packing take a [`Token`]).
 
+use crate::change::{Track, Tracked};
 use crate::deferred::queue::Queue;
 use crate::seal::Token;
 use crate::{Entity, EntityAllocator, SparseMap};
@@ -147,27 +148,33 @@ pub trait Column<W: Storages>: Sized {
     /// ([`Storages::FIELDS`]), which is its [`Component::INDEX`](crate::Component::INDEX).
     const FIELD: usize;
 
+    /// Whether the world tracks this component's changes: [`Tracked`] if
+    /// it is listed in `tracked (…);`, else [`Untracked`](crate::Untracked).
+    type Track: Track;
+
     /// The world's storage of this component.
-    fn field(world: &W) -> &SparseMap<Self>;
+    fn field(world: &W) -> &SparseMap<Self, Self::Track>;
 
     /// The world's storage of this component, mutably.
-    fn field_mut(world: &mut W) -> &mut SparseMap<Self>;
+    fn field_mut(world: &mut W) -> &mut SparseMap<Self, Self::Track>;
 
     /// Takes this component's storage out of the world's split borrow. Each
     /// storage is taken at most once per split: queries naming a component
     /// twice are rejected at compile time.
-    fn take<'a>(parts: &mut W::Parts<'a>) -> &'a mut SparseMap<Self>
+    fn take<'a>(parts: &mut W::Parts<'a>) -> &'a mut SparseMap<Self, Self::Track>
     where
         W: 'a;
 
     /// This component's slot in a split for systems.
-    fn slot<'a, 'b>(borrows: &'b mut W::Borrows<'a>) -> &'b mut Slot<'a, SparseMap<Self>>;
+    fn slot<'a, 'b>(
+        borrows: &'b mut W::Borrows<'a>,
+    ) -> &'b mut Slot<'a, SparseMap<Self, Self::Track>>;
 
     /// This component's queue in a command buffer.
     fn queue(queues: &mut W::Queues) -> &mut Queue<Self>;
 
     /// The world's allocator and this component's storage, borrowed together.
-    fn split(world: &mut W) -> (&EntityAllocator, &mut SparseMap<Self>);
+    fn split(world: &mut W) -> (&EntityAllocator, &mut SparseMap<Self, Self::Track>);
 }
 
 /// The world-side view of [`Column`]: what generic code bounded by
@@ -179,8 +186,11 @@ pub trait Column<W: Storages>: Sized {
     note = "add `{C}` to the component list in the `world!` declaration of `{Self}`"
 )]
 pub trait ColumnOf<C>: Storages {
+    /// See [`Column::Track`].
+    type Track: Track;
+
     /// See [`Column::take`].
-    fn take<'a>(parts: &mut Self::Parts<'a>) -> &'a mut SparseMap<C>
+    fn take<'a>(parts: &mut Self::Parts<'a>) -> &'a mut SparseMap<C, Self::Track>
     where
         Self: 'a;
 
@@ -188,12 +198,14 @@ pub trait ColumnOf<C>: Storages {
     fn queue(queues: &mut Self::Queues) -> &mut Queue<C>;
 
     /// See [`Column::split`].
-    fn split(&mut self) -> (&EntityAllocator, &mut SparseMap<C>);
+    fn split(&mut self) -> (&EntityAllocator, &mut SparseMap<C, Self::Track>);
 }
 
 impl<W: Storages, C: Column<W>> ColumnOf<C> for W {
+    type Track = C::Track;
+
     #[inline]
-    fn take<'a>(parts: &mut W::Parts<'a>) -> &'a mut SparseMap<C>
+    fn take<'a>(parts: &mut W::Parts<'a>) -> &'a mut SparseMap<C, C::Track>
     where
         W: 'a,
     {
@@ -206,10 +218,25 @@ impl<W: Storages, C: Column<W>> ColumnOf<C> for W {
     }
 
     #[inline]
-    fn split(&mut self) -> (&EntityAllocator, &mut SparseMap<C>) {
+    fn split(&mut self) -> (&EntityAllocator, &mut SparseMap<C, C::Track>) {
         C::split(self)
     }
 }
+
+/// The storage of `C` in the world `W` (tracked or not, as `W` says), for
+/// the macro's field types.
+pub type StorageIn<W, C> = SparseMap<C, <C as Column<W>>::Track>;
+
+/// A component whose changes its world tracks (listed in `tracked (…);`):
+/// what [`Changed`](crate::query::Changed), [`Added`](crate::query::Added),
+/// [`World::removed`](crate::World::removed) and a system's
+/// [`Seen`](crate::system::Seen) require. Implemented by `world!`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not tracked in `{W}`",
+    label = "`{W}` keeps no change log for `{Self}`",
+    note = "add `tracked ({Self});` to the `world!` declaration of `{W}` (after its components and resources); only tracked components pay for change detection"
+)]
+pub trait TrackedColumn<W: Storages>: Column<W, Track = Tracked> {}
 
 /// What one owning group does: implemented (in `group/upkeep.rs`) for the
 /// tuples of 2 to 8 components a `group (…);` line names, and visited
@@ -304,7 +331,9 @@ pub(crate) fn lent_twice() -> ! {
 /// Takes one storage out of a world's split borrow (for the macro's
 /// [`Column::take`]).
 #[inline]
-pub fn take_part<'a, T>(part: &mut Option<&'a mut SparseMap<T>>) -> &'a mut SparseMap<T> {
+pub fn take_part<'a, T, K: Track>(
+    part: &mut Option<&'a mut SparseMap<T, K>>,
+) -> &'a mut SparseMap<T, K> {
     part.take()
         .expect("typed_ecs: a query took one storage twice, which the compile-time check prevents")
 }
@@ -321,11 +350,11 @@ pub fn new_allocator(capacity: usize) -> EntityAllocator {
 /// An empty storage in step with `entities`, with room for `capacity`
 /// values.
 #[inline]
-pub fn new_storage<T>(entities: &EntityAllocator, capacity: usize) -> SparseMap<T> {
+pub fn new_storage<T, K: Track>(entities: &EntityAllocator, capacity: usize) -> SparseMap<T, K> {
     let mut map = if capacity == 0 {
-        SparseMap::new()
+        SparseMap::empty()
     } else {
-        SparseMap::with_capacity(capacity)
+        SparseMap::empty_with_capacity(capacity)
     };
     map.set_synced(entities.stamp());
     map

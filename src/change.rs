@@ -1,0 +1,563 @@
+//! Change tracking: what a storage records when its world lists the
+//! component in `tracked (…);`.
+//!
+//! A storage's second type parameter says whether it tracks: [`Untracked`]
+//! (the default) records nothing, is zero-sized, and every hook below is an
+//! empty inline function, so an untracked storage compiles to exactly the
+//! code it had before tracking existed. [`Tracked`] keeps a [`ChangeLog`].
+//!
+//! # The change log
+//!
+//! Each tracked storage has its own clock, `now`, a stamp (a `u64`, so it
+//! never wraps in practice) that every change made now is recorded under.
+//! A change is any hand-out of `&mut` to a value (`get_mut`, a query's
+//! `&mut C`, `values_mut`, …; whether or not the value was then written),
+//! a replacement (`insert`), and an add. The log records:
+//!
+//! * an append-only list of `(entity, stamp)` entries, in stamp order, with
+//!   at most one *live* entry per stored entity: when an entity changes
+//!   again under a newer stamp, its old entry becomes a tombstone and a new
+//!   one is appended; a removal tombstones it too. Tombstones are dropped
+//!   when they outnumber the live entries (amortised O(1) per change);
+//! * per dense slot: the index of the entity's live entry and the stamp it
+//!   was added under;
+//! * `all`: a stamp under which *every* value then stored changed at once
+//!   (`values_mut`, a whole-storage walk), so that handing out a whole
+//!   storage costs O(1) instead of one entry per value;
+//! * the entities removed, with the stamp of each removal.
+//!
+//! An observer looks at a window of stamps `[since, until)`. The entities
+//! changed in it are the live entries from the first stamp `>= since` on
+//! (found by binary search), or, if `all` is in the window, every stored
+//! entity: either way O(changed), never a scan of the storage.
+//!
+//! Who advances the clock, and who holds which window, is said in the
+//! [`change`](crate::change) docs of each observer: the world's own view
+//! ([`World::clear_changes`](crate::World::clear_changes)) and each
+//! system's [`Seen`](crate::system::Seen).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+use core::num::NonZeroU32;
+
+use crate::Entity;
+
+/// What the change log writes over a dead entry: a reserved handle, which
+/// no storage ever holds, so it never matches a stored entity.
+const TOMBSTONE: Entity = Entity::new(u32::MAX, NonZeroU32::MAX);
+
+/// "No live entry" in a slot's entry index.
+const NONE: u32 = u32::MAX;
+
+mod hooks {
+    use super::*;
+
+    /// The hooks a storage calls as it changes. In a private module, so a
+    /// [`Track`](super::Track) can be named but not driven from outside.
+    pub trait Hooks: Sized {
+        /// The record of an empty storage.
+        const NEW: Self;
+        /// A value was appended to the dense arrays for `entity`.
+        fn pushed(&mut self, entity: Entity);
+        /// The value in `slot` was handed out mutably or replaced.
+        fn changed(&mut self, slot: usize, entity: Entity);
+        /// Every value was handed out mutably.
+        fn changed_all(&mut self);
+        /// The value of `entity` was swap-removed from `slot`.
+        fn removed(&mut self, slot: usize, entity: Entity);
+        /// Slots `a` and `b` swapped their contents.
+        fn swapped(&mut self, a: usize, b: usize);
+        /// Every value was taken out; `entities` are the ones that were
+        /// stored.
+        fn removed_all(&mut self, entities: &[Entity]);
+        /// Checks the log against the storage's entities.
+        fn check(&self, dense: &[Entity]) -> Result<(), String>;
+        /// Starts a new stamp (see [`ChangeLog::tick`](super::ChangeLog)).
+        fn tick(&mut self);
+        /// Starts the world's view afresh (see `World::clear_changes`).
+        fn clear(&mut self);
+        /// A load starts clean: nothing changed in the world's view.
+        fn loaded(&mut self) {
+            self.clear();
+        }
+        /// A schedule's systems need removals from `hold` on.
+        fn hold_removals(&mut self, hold: u64);
+        /// The stamp changes are recorded under now (0 if untracked).
+        fn now(&self) -> u64;
+    }
+}
+
+pub(crate) use hooks::Hooks;
+
+/// Whether a [`SparseMap`](crate::SparseMap) records changes: [`Untracked`]
+/// (the default) or [`Tracked`]. `world!` picks it for each storage from its
+/// `tracked (…);` line. Sealed.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::{SparseMap, Tracked};
+///
+/// struct Pos(f32);
+/// struct Name(&'static str);
+/// world! {
+///     struct Game<Pos, Name>;
+///     tracked (Pos);
+/// }
+///
+/// let world = Game::new();
+/// let _: &SparseMap<Pos, Tracked> = &world.pos;
+/// let _: &SparseMap<Name> = &world.name; // untracked: exactly as before
+/// ```
+pub trait Track: Default + Clone + fmt::Debug + Send + Sync + 'static + Hooks {}
+
+/// A storage that records no change: no stamp, no flag, no branch. The
+/// default for every component a world does not list in `tracked (…);`.
+///
+/// ```
+/// use typed_ecs::{SparseMap, Untracked};
+///
+/// let map: SparseMap<f32, Untracked> = SparseMap::new();
+/// assert_eq!(core::mem::size_of::<Untracked>(), 0);
+/// # let _ = map;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Untracked;
+
+impl Track for Untracked {}
+
+impl Hooks for Untracked {
+    const NEW: Self = Untracked;
+    #[inline(always)]
+    fn pushed(&mut self, _: Entity) {}
+    #[inline(always)]
+    fn changed(&mut self, _: usize, _: Entity) {}
+    #[inline(always)]
+    fn changed_all(&mut self) {}
+    #[inline(always)]
+    fn removed(&mut self, _: usize, _: Entity) {}
+    #[inline(always)]
+    fn swapped(&mut self, _: usize, _: usize) {}
+    #[inline(always)]
+    fn removed_all(&mut self, _: &[Entity]) {}
+    fn check(&self, _: &[Entity]) -> Result<(), String> {
+        Ok(())
+    }
+    #[inline(always)]
+    fn tick(&mut self) {}
+    #[inline(always)]
+    fn clear(&mut self) {}
+    #[inline(always)]
+    fn hold_removals(&mut self, _: u64) {}
+    #[inline(always)]
+    fn now(&self) -> u64 {
+        0
+    }
+}
+
+/// A storage that records every change, add and removal of its values, for
+/// the [`Changed`](crate::query::Changed) and [`Added`](crate::query::Added)
+/// query terms, [`World::removed`](crate::World::removed) and a system's
+/// [`Seen`](crate::system::Seen). `world!` gives it to the components listed
+/// in `tracked (…);`. See the [module docs](self) for what it keeps.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::Changed;
+///
+/// struct Pos(f32);
+/// world! {
+///     struct Game<Pos>;
+///     tracked (Pos);
+/// }
+///
+/// let mut world = Game::new();
+/// let a = world.spawn_with((Pos(0.0),));
+/// let b = world.spawn_with((Pos(0.0),));
+/// world.clear_changes();
+///
+/// world.pos.get_mut(b).unwrap().0 = 1.0;
+/// let changed: Vec<Entity> = world.query::<Changed<&Pos>>().map(|(e, _)| e).collect();
+/// assert_eq!(changed, [b]);
+/// # let _ = a;
+/// ```
+#[derive(Clone, Debug)]
+pub struct Tracked {
+    pub(crate) log: ChangeLog,
+    /// The candidates of a query that reads the log while it writes the
+    /// values (`Changed<&mut C>`), copied here first: the writes append to
+    /// the log, so they cannot walk it.
+    pub(crate) scratch: Vec<Entity>,
+}
+
+impl Track for Tracked {}
+
+impl Hooks for Tracked {
+    const NEW: Self = Tracked {
+        log: ChangeLog::NEW,
+        scratch: Vec::new(),
+    };
+    #[inline]
+    fn pushed(&mut self, entity: Entity) {
+        self.log.pushed(entity);
+    }
+    #[inline]
+    fn changed(&mut self, slot: usize, entity: Entity) {
+        self.log.changed(slot, entity);
+    }
+    #[inline]
+    fn changed_all(&mut self) {
+        self.log.changed_all();
+    }
+    #[inline]
+    fn removed(&mut self, slot: usize, entity: Entity) {
+        self.log.removed(slot, entity);
+    }
+    #[inline]
+    fn swapped(&mut self, a: usize, b: usize) {
+        self.log.swapped(a, b);
+    }
+    fn removed_all(&mut self, entities: &[Entity]) {
+        self.log.removed_all(entities);
+    }
+    fn check(&self, dense: &[Entity]) -> Result<(), String> {
+        self.log.check(dense)
+    }
+    fn tick(&mut self) {
+        self.log.tick();
+    }
+    fn clear(&mut self) {
+        self.log.clear();
+    }
+    fn hold_removals(&mut self, hold: u64) {
+        self.log.hold_removals(hold);
+    }
+    fn now(&self) -> u64 {
+        self.log.now()
+    }
+}
+
+/// A window of stamps an observer looks at: `since <= stamp < until`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Window {
+    pub(crate) since: u64,
+    pub(crate) until: u64,
+}
+
+impl Window {
+    #[inline]
+    pub(crate) fn contains(self, stamp: u64) -> bool {
+        self.since <= stamp && stamp < self.until
+    }
+}
+
+/// The record of a tracked storage. See the [module docs](self).
+#[derive(Clone, Debug)]
+pub(crate) struct ChangeLog {
+    /// The stamp changes made now are recorded under.
+    now: u64,
+    /// The world's own view: changes under stamps `>= seen`.
+    seen: u64,
+    /// Every value stored at the time changed under this stamp (0: never).
+    all: u64,
+    /// The entries: an entity (or [`TOMBSTONE`]) and its stamp, in stamp
+    /// order; the dense slot of each live entry.
+    entities: Vec<Entity>,
+    stamps: Vec<u64>,
+    slots: Vec<u32>,
+    /// Per dense slot: the index of its live entry (or [`NONE`]), and the
+    /// stamp it was added under.
+    entry: Vec<u32>,
+    added: Vec<u64>,
+    /// Removals, in stamp order.
+    removed: Vec<Entity>,
+    removed_stamps: Vec<u64>,
+    /// The oldest stamp a schedule's systems still need removals from.
+    hold: u64,
+}
+
+impl Default for Tracked {
+    fn default() -> Self {
+        Self::NEW
+    }
+}
+
+impl ChangeLog {
+    const NEW: ChangeLog = ChangeLog {
+        now: 1,
+        seen: 1,
+        all: 0,
+        entities: Vec::new(),
+        stamps: Vec::new(),
+        slots: Vec::new(),
+        entry: Vec::new(),
+        added: Vec::new(),
+        removed: Vec::new(),
+        removed_stamps: Vec::new(),
+        hold: u64::MAX,
+    };
+}
+
+impl ChangeLog {
+    /// The stamp changes made now are recorded under.
+    #[inline]
+    pub(crate) fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// The world's own view: everything since the last
+    /// [`clear`](Self::clear).
+    #[inline]
+    pub(crate) fn world_view(&self) -> Window {
+        Window {
+            since: self.seen,
+            until: u64::MAX,
+        }
+    }
+
+    /// Starts a new stamp: changes from now on are told apart from the
+    /// ones before.
+    #[inline]
+    pub(crate) fn tick(&mut self) {
+        self.now += 1;
+    }
+
+    /// The world's view starts afresh (see `World::clear_changes`), and the
+    /// removals nobody needs any more are dropped.
+    pub(crate) fn clear(&mut self) {
+        self.tick();
+        self.seen = self.now;
+        self.trim_removed();
+    }
+
+    /// A schedule's systems need removals from `hold` on.
+    pub(crate) fn hold_removals(&mut self, hold: u64) {
+        self.hold = hold;
+        self.trim_removed();
+    }
+
+    fn trim_removed(&mut self) {
+        let below = self.seen.min(self.hold);
+        let keep_from = self.removed_stamps.partition_point(|&s| s < below);
+        if keep_from > 0 {
+            self.removed.drain(..keep_from);
+            self.removed_stamps.drain(..keep_from);
+        }
+    }
+
+    /// Every value stored changed now.
+    #[inline]
+    pub(crate) fn changed_all(&mut self) {
+        self.all = self.now;
+    }
+
+    /// The stamp of the latest change of the value in `slot`.
+    #[inline]
+    pub(crate) fn stamp_of(&self, slot: usize) -> u64 {
+        let own = match self.entry.get(slot) {
+            Some(&entry) if entry != NONE => self.stamps[entry as usize],
+            _ => 0,
+        };
+        own.max(self.all)
+    }
+
+    /// The stamp a change filter compares: the value's add if `added`, else
+    /// its latest change.
+    #[inline]
+    pub(crate) fn stamp_for(&self, slot: usize, added: bool) -> u64 {
+        if added {
+            self.added_at(slot)
+        } else {
+            self.stamp_of(slot)
+        }
+    }
+
+    /// The stamp the value in `slot` was added under.
+    #[inline]
+    pub(crate) fn added_at(&self, slot: usize) -> u64 {
+        self.added.get(slot).copied().unwrap_or(0)
+    }
+
+    /// The entities that may have changed in `window`, each at most once;
+    /// `None` if every stored entity did (then the storage's own entity
+    /// list is the answer). Tombstones may be among them: they match no
+    /// stored entity.
+    #[inline]
+    pub(crate) fn candidates(&self, window: Window) -> Option<&[Entity]> {
+        if window.contains(self.all) {
+            return None;
+        }
+        let from = self.stamps.partition_point(|&s| s < window.since);
+        Some(&self.entities[from..])
+    }
+
+    /// The entities removed in `window`, oldest first.
+    #[inline]
+    pub(crate) fn removed_in(&self, window: Window) -> &[Entity] {
+        let from = self.removed_stamps.partition_point(|&s| s < window.since);
+        let to = self.removed_stamps.partition_point(|&s| s < window.until);
+        &self.removed[from..to.max(from)]
+    }
+
+    fn append(&mut self, slot: usize, entity: Entity) -> u32 {
+        let index = self.entities.len() as u32;
+        self.entities.push(entity);
+        self.stamps.push(self.now);
+        self.slots.push(slot as u32);
+        index
+    }
+
+    #[inline]
+    fn pushed(&mut self, entity: Entity) {
+        let slot = self.entry.len();
+        let index = self.append(slot, entity);
+        self.entry.push(index);
+        self.added.push(self.now);
+        self.compact_if_sparse();
+    }
+
+    /// The value of `entity` in `slot` changed now.
+    #[inline]
+    pub(crate) fn changed(&mut self, slot: usize, entity: Entity) {
+        if self.all == self.now {
+            return;
+        }
+        let old = self.entry[slot];
+        if old != NONE {
+            if self.stamps[old as usize] == self.now {
+                return;
+            }
+            self.entities[old as usize] = TOMBSTONE;
+        }
+        self.entry[slot] = self.append(slot, entity);
+        self.compact_if_sparse();
+    }
+
+    fn removed(&mut self, slot: usize, entity: Entity) {
+        let old = self.entry.swap_remove(slot);
+        self.added.swap_remove(slot);
+        if old != NONE {
+            self.entities[old as usize] = TOMBSTONE;
+        }
+        // The last slot moved into `slot`: its entry follows it.
+        if let Some(&moved) = self.entry.get(slot) {
+            if moved != NONE {
+                self.slots[moved as usize] = slot as u32;
+            }
+        }
+        self.removed.push(entity);
+        self.removed_stamps.push(self.now);
+    }
+
+    fn swapped(&mut self, a: usize, b: usize) {
+        self.entry.swap(a, b);
+        self.added.swap(a, b);
+        for slot in [a, b] {
+            let entry = self.entry[slot];
+            if entry != NONE {
+                self.slots[entry as usize] = slot as u32;
+            }
+        }
+    }
+
+    fn removed_all(&mut self, entities: &[Entity]) {
+        self.removed.extend_from_slice(entities);
+        self.removed_stamps
+            .extend(core::iter::repeat(self.now).take(entities.len()));
+        self.entities.clear();
+        self.stamps.clear();
+        self.slots.clear();
+        self.entry.clear();
+        self.added.clear();
+    }
+
+    /// Drops tombstones once they outnumber the stored values: amortised
+    /// O(1) per change. (Entries older than `all` are kept: `Added` still
+    /// finds its candidates among them.)
+    #[inline]
+    fn compact_if_sparse(&mut self) {
+        if self.entities.len() > 2 * self.entry.len() + 32 {
+            self.compact();
+        }
+    }
+
+    #[cold]
+    fn compact(&mut self) {
+        let mut kept = 0;
+        for read in 0..self.entities.len() {
+            let entity = self.entities[read];
+            if entity == TOMBSTONE {
+                continue;
+            }
+            let slot = self.slots[read] as usize;
+            self.entities[kept] = entity;
+            self.stamps[kept] = self.stamps[read];
+            self.slots[kept] = slot as u32;
+            self.entry[slot] = kept as u32;
+            kept += 1;
+        }
+        self.entities.truncate(kept);
+        self.stamps.truncate(kept);
+        self.slots.truncate(kept);
+    }
+
+    fn check(&self, dense: &[Entity]) -> Result<(), String> {
+        use alloc::format;
+        if self.entry.len() != dense.len() || self.added.len() != dense.len() {
+            return Err(format!(
+                "the change log covers {} slots, the storage holds {}",
+                self.entry.len(),
+                dense.len()
+            ));
+        }
+        if self.stamps.windows(2).any(|w| w[0] > w[1]) {
+            return Err("the change log is out of stamp order".into());
+        }
+        let mut live = 0;
+        for (index, &entity) in self.entities.iter().enumerate() {
+            if entity == TOMBSTONE {
+                continue;
+            }
+            live += 1;
+            let slot = self.slots[index] as usize;
+            if dense.get(slot) != Some(&entity) || self.entry[slot] != index as u32 {
+                return Err(format!(
+                    "the change log's entry {index} ({entity:?}) is not its slot's live entry"
+                ));
+            }
+        }
+        let pointed = self.entry.iter().filter(|&&e| e != NONE).count();
+        if live != pointed {
+            return Err(format!(
+                "the change log has {live} live entries for {pointed} slots that point at one"
+            ));
+        }
+        if self.stamps.last().is_some_and(|&s| s > self.now) || self.all > self.now {
+            return Err("the change log holds a stamp from the future".into());
+        }
+        Ok(())
+    }
+}
+
+/// `world!` picks each storage's [`Track`] with a `bool` it computes at
+/// compile time (is the component in `tracked (…)`?): `TrackKind<true>` is
+/// [`Tracked`], `TrackKind<false>` is [`Untracked`]. Not public API.
+pub type TrackKind<const TRACKED: bool> = <Select<TRACKED> as Pick>::Track;
+
+/// See [`TrackKind`]. Not public API.
+#[derive(Debug)]
+pub struct Select<const TRACKED: bool>;
+
+/// See [`TrackKind`]. Not public API.
+pub trait Pick {
+    /// The storage kind.
+    type Track: Track;
+}
+
+impl Pick for Select<true> {
+    type Track = Tracked;
+}
+
+impl Pick for Select<false> {
+    type Track = Untracked;
+}

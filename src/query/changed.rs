@@ -1,0 +1,328 @@
+//! The change filters' columns: [`Changed`] and [`Added`] over a tracked
+//! storage, and the tracked `&mut C` column that marks what it hands out.
+//!
+//! A change filter's column lists *candidates* (see
+//! [`Column::candidates`](super::plan::Column)): the entities its storage's
+//! change log names for the observer's window, O(changed), each checked
+//! again when visited. It may drive a walk (the shortest required column
+//! does), so `for_each` over `Changed<…>` costs O(entities changed), never
+//! a scan of the storage.
+
+use super::fetch::{Access, Cursor, IntoFetch, Many, ReadOnly, Zero};
+use super::filters::{Added, Changed};
+use super::plan::{Column, Planner};
+use crate::change::{Tracked, Window};
+use crate::sparse_map::mark::Mark;
+use crate::sparse_map::{TrackedCursor, TrackedViewMut};
+use crate::{Entity, SparseMap};
+
+// ----- a tracked `&mut C` -----
+
+impl<'w, C: 'static> Access<'w> for TrackedViewMut<'w, C> {
+    type Item<'a> = &'a mut C;
+    type Rows = &'w mut [C];
+    type Cursor = TrackedCursor<'w, C>;
+    type Writes = super::fetch::One;
+
+    #[inline]
+    fn plan(&self, planner: &mut Planner<'w>) {
+        planner.column(Column {
+            entities: self.entities(),
+            mark: self.mark(),
+            stamp: self.stamp(),
+            required: true,
+            written: true,
+            candidates: false,
+        });
+    }
+
+    #[inline]
+    fn get(&mut self, entity: Entity, slot: usize) -> Option<&mut C> {
+        self.get_mut_at(entity, slot)
+    }
+
+    #[inline]
+    fn get_owned(self, entity: Entity) -> Option<&'w mut C> {
+        self.into_mut(entity)
+    }
+
+    #[inline]
+    fn into_rows(self, len: usize) -> &'w mut [C] {
+        self.into_values_prefix(len)
+    }
+
+    #[inline]
+    fn into_cursor(self) -> TrackedCursor<'w, C> {
+        TrackedViewMut::into_cursor(self)
+    }
+
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        TrackedViewMut::split_at(self, mid)
+    }
+}
+
+impl<'w, C> Cursor for TrackedCursor<'w, C> {
+    type Item = &'w mut C;
+
+    #[inline]
+    fn next(&mut self, _entity: Entity, _slot: usize) -> Option<&'w mut C> {
+        self.next_value()
+    }
+}
+
+// ----- reading the values that changed -----
+
+/// The column of `Changed<&C>` / `Added<&C>`: the values of a tracked
+/// storage whose latest change (or add) is in a window. Made by
+/// [`World::query`](crate::World::query) and
+/// [`World::query_mut`](crate::World::query_mut) (the world's own view),
+/// by `Changed(&map)` / `Added(&map)` in a [`join`](super::join), and by a
+/// system's [`Seen`](crate::system::Seen).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::{join, Changed};
+///
+/// struct Pos(i32);
+/// world! { struct Game<Pos>; tracked (Pos); }
+///
+/// let mut world = Game::new();
+/// let a = world.spawn_with((Pos(0),));
+/// world.clear_changes();
+/// world.pos.get_mut(a).unwrap().0 = 5;
+/// let seen: Vec<i32> = join(Changed(&world.pos)).into_iter().map(|(_, p)| p.0).collect();
+/// assert_eq!(seen, [5]);
+/// ```
+#[derive(Debug)]
+pub struct ChangedRef<'w, C> {
+    map: &'w SparseMap<C, Tracked>,
+    window: Window,
+    added: bool,
+}
+
+impl<C> Clone for ChangedRef<'_, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C> Copy for ChangedRef<'_, C> {}
+
+impl<'w, C> ChangedRef<'w, C> {
+    #[inline]
+    pub(crate) fn new(map: &'w SparseMap<C, Tracked>, window: Window, added: bool) -> Self {
+        ChangedRef { map, window, added }
+    }
+}
+
+impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
+    type Item<'a> = &'w C;
+    type Rows = &'w [C];
+    type Cursor = Self;
+    type Writes = Zero;
+
+    #[inline]
+    fn plan(&self, planner: &mut Planner<'w>) {
+        planner.column(Column {
+            entities: self.map.changed_candidates(self.window),
+            mark: Mark::NONE,
+            stamp: self.map.stamp(),
+            required: true,
+            written: false,
+            candidates: true,
+        });
+    }
+
+    #[inline]
+    fn get(&mut self, entity: Entity, slot: usize) -> Option<&'w C> {
+        self.next(entity, slot)
+    }
+
+    #[inline]
+    fn get_owned(mut self, entity: Entity) -> Option<&'w C> {
+        self.next(entity, usize::MAX)
+    }
+
+    /// Never called: a column of candidates is never walked packed.
+    #[inline]
+    fn into_rows(self, len: usize) -> &'w [C] {
+        &self.map.values()[..len]
+    }
+
+    #[inline]
+    fn into_cursor(self) -> Self {
+        self
+    }
+
+    #[inline]
+    fn split_at(self, _mid: usize) -> (Self, Self) {
+        (self, self)
+    }
+}
+
+impl<'w, C> Cursor for ChangedRef<'w, C> {
+    type Item = &'w C;
+
+    #[inline]
+    fn next(&mut self, entity: Entity, slot: usize) -> Option<&'w C> {
+        let map: &'w SparseMap<C, Tracked> = self.map;
+        let slot = map.changed_slot(entity, slot, self.window, self.added)?;
+        Some(&map.values()[slot])
+    }
+}
+
+impl<'w, C: 'static> ReadOnly<'w> for ChangedRef<'w, C> {}
+
+// ----- writing the values that changed -----
+
+/// The column of `Changed<&mut C>` / `Added<&mut C>`: like [`ChangedRef`],
+/// handing out `&mut C` (which marks the value changed again, under the
+/// current stamp, so an observer sees it at its next look). Its candidates
+/// are copied aside when it is made, since its writes extend the log. Runs
+/// with [`Join::for_each`](super::Join::for_each) (a `for` loop cannot hand
+/// out `&mut` in candidate order).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::Changed;
+///
+/// struct Hp(i32);
+/// world! { struct Game<Hp>; tracked (Hp); }
+///
+/// let mut world = Game::new();
+/// let a = world.spawn_with((Hp(0),));
+/// let b = world.spawn_with((Hp(-3),));
+/// world.clear_changes();
+/// world.hp.get_mut(b).unwrap();
+/// world.query_mut::<Changed<&mut Hp>>().for_each(|_, hp| hp.0 = hp.0.max(0));
+/// assert_eq!(world.get::<Hp>(b).unwrap().0, 0);
+/// # let _ = a;
+/// ```
+#[derive(Debug)]
+pub struct ChangedMut<'w, C> {
+    view: TrackedViewMut<'w, C>,
+    candidates: &'w [Entity],
+    window: Window,
+    added: bool,
+}
+
+impl<'w, C> ChangedMut<'w, C> {
+    #[inline]
+    pub(crate) fn new(map: &'w mut SparseMap<C, Tracked>, window: Window, added: bool) -> Self {
+        let (view, candidates) = map.tracked_view(Some(window));
+        ChangedMut {
+            view,
+            candidates,
+            window,
+            added,
+        }
+    }
+}
+
+impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
+    type Item<'a> = &'a mut C;
+    type Rows = &'w mut [C];
+    type Cursor = TrackedCursor<'w, C>;
+    type Writes = Many;
+
+    #[inline]
+    fn plan(&self, planner: &mut Planner<'w>) {
+        planner.column(Column {
+            entities: self.candidates,
+            mark: Mark::NONE,
+            stamp: self.view.stamp(),
+            required: true,
+            written: true,
+            candidates: true,
+        });
+    }
+
+    #[inline]
+    fn get(&mut self, entity: Entity, slot: usize) -> Option<&mut C> {
+        let (window, added) = (self.window, self.added);
+        self.view.get_mut_if(entity, slot, |log, slot| {
+            window.contains(log.stamp_for(slot, added))
+        })
+    }
+
+    #[inline]
+    fn get_owned(self, entity: Entity) -> Option<&'w mut C> {
+        let (window, added) = (self.window, self.added);
+        self.view.into_mut_if(entity, |log, slot| {
+            window.contains(log.stamp_for(slot, added))
+        })
+    }
+
+    /// Never called: a column of candidates is never walked packed.
+    #[inline]
+    fn into_rows(self, len: usize) -> &'w mut [C] {
+        self.view.into_values_prefix(len)
+    }
+
+    /// Never called: a written column of candidates cannot drive an
+    /// iterator, so its `Writes` is `Many` and no iterator is made.
+    #[inline]
+    fn into_cursor(self) -> TrackedCursor<'w, C> {
+        self.view.into_cursor()
+    }
+
+    /// Never called: the plan gives a written column of candidates no
+    /// writer walk, so nothing splits it.
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (a, b) = self.view.split_at(mid);
+        let half = |view| ChangedMut {
+            view,
+            candidates: self.candidates,
+            window: self.window,
+            added: self.added,
+        };
+        (half(a), half(b))
+    }
+}
+
+// ----- in a `join`: `Changed(&map)`, `Added(&mut map)`, … -----
+
+macro_rules! impl_into_fetch {
+    ($($filter:ident => $added:literal),+) => {$(
+        impl<'w, C: 'static> IntoFetch<'w> for $filter<&'w SparseMap<C, Tracked>> {
+            type Fetch = ChangedRef<'w, C>;
+
+            #[inline]
+            fn into_fetch(self) -> ChangedRef<'w, C> {
+                ChangedRef::new(self.0, self.0.log().world_view(), $added)
+            }
+        }
+
+        impl<'w, C: 'static> IntoFetch<'w> for $filter<&'w mut SparseMap<C, Tracked>> {
+            type Fetch = ChangedMut<'w, C>;
+
+            #[inline]
+            fn into_fetch(self) -> ChangedMut<'w, C> {
+                let window = self.0.log().world_view();
+                ChangedMut::new(self.0, window, $added)
+            }
+        }
+    )+};
+}
+
+impl_into_fetch!(Changed => false, Added => true);
+
+impl<'w, C: 'static> IntoFetch<'w> for ChangedRef<'w, C> {
+    type Fetch = Self;
+
+    #[inline]
+    fn into_fetch(self) -> Self {
+        self
+    }
+}
+
+impl<'w, C: 'static> IntoFetch<'w> for ChangedMut<'w, C> {
+    type Fetch = Self;
+
+    #[inline]
+    fn into_fetch(self) -> Self {
+        self
+    }
+}
