@@ -81,8 +81,8 @@ mod hooks {
         fn loaded(&mut self) {
             self.clear();
         }
-        /// A schedule's systems need removals from `hold` on.
-        fn hold_removals(&mut self, hold: u64);
+        /// A schedule's run starts (see `world::changes::run_started`).
+        fn run_started(&mut self);
         /// The stamp changes are recorded under now (0 if untracked).
         fn now(&self) -> u64;
     }
@@ -148,7 +148,7 @@ impl Hooks for Untracked {
     #[inline(always)]
     fn clear(&mut self) {}
     #[inline(always)]
-    fn hold_removals(&mut self, _: u64) {}
+    fn run_started(&mut self) {}
     #[inline(always)]
     fn now(&self) -> u64 {
         0
@@ -229,8 +229,8 @@ impl Hooks for Tracked {
     fn clear(&mut self) {
         self.log.clear();
     }
-    fn hold_removals(&mut self, hold: u64) {
-        self.log.hold_removals(hold);
+    fn run_started(&mut self) {
+        self.log.run_started();
     }
     fn now(&self) -> u64 {
         self.log.now()
@@ -272,8 +272,10 @@ pub(crate) struct ChangeLog {
     /// Removals, in stamp order.
     removed: Vec<Entity>,
     removed_stamps: Vec<u64>,
-    /// The oldest stamp a schedule's systems still need removals from.
+    /// The oldest stamp a schedule's systems may still need removals from.
     hold: u64,
+    /// The stamp the current schedule run started under.
+    run_start: u64,
 }
 
 impl Default for Tracked {
@@ -295,6 +297,7 @@ impl ChangeLog {
         removed: Vec::new(),
         removed_stamps: Vec::new(),
         hold: u64::MAX,
+        run_start: 0,
     };
 }
 
@@ -330,10 +333,14 @@ impl ChangeLog {
         self.trim_removed();
     }
 
-    /// A schedule's systems need removals from `hold` on.
-    pub(crate) fn hold_removals(&mut self, hold: u64) {
-        self.hold = hold;
-        self.trim_removed();
+    /// A schedule's run starts: the world's view starts afresh, and the
+    /// removals from before the previous run's start are dropped (each
+    /// system has looked since: its looks cover one run and what came
+    /// before it).
+    pub(crate) fn run_started(&mut self) {
+        self.hold = self.run_start;
+        self.clear();
+        self.run_start = self.now;
     }
 
     fn trim_removed(&mut self) {

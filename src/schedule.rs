@@ -434,6 +434,7 @@ impl<W: World + 'static> Schedule<W> {
     /// and the schedule can run again.
     pub fn run(&mut self, world: &mut W) {
         self.reports.clear();
+        crate::world::changes::run_started(world);
         for index in 0..self.entries.len() {
             self.run_entry(index, world, false);
         }
@@ -444,6 +445,8 @@ impl<W: World + 'static> Schedule<W> {
     fn run_entry(&mut self, index: usize, world: &mut W, timed: bool) {
         match &mut self.entries[index] {
             Entry::Systems(step) => {
+                // What this step changes is told apart from what it sees.
+                crate::world::changes::tick(world);
                 step.run(world, timed, self.parallel_work);
                 for member in 0..step.len() {
                     if step.member_ref(member).applies() && !self.pending.contains(&(index, member))
@@ -516,6 +519,7 @@ impl<W: World + 'static> Schedule<W> {
         use std::time::Instant;
         stats.begin_frame(self.names());
         self.reports.clear();
+        crate::world::changes::run_started(world);
         let frame = Instant::now();
         let mut position = 0;
         for index in 0..self.entries.len() {

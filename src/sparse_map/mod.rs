@@ -845,12 +845,6 @@ impl<T, K: Track> SparseMap<T, K> {
         &mut self.track
     }
 
-    /// What the storage records of its changes.
-    #[inline]
-    pub(crate) fn track(&self) -> &K {
-        &self.track
-    }
-
     // ----- keeping in step with the world (see the type docs) -----
 
     /// `true` if this storage is in step with the allocator whose stamp is
@@ -1058,12 +1052,6 @@ impl<T> SparseMap<T, Tracked> {
     #[inline]
     pub(crate) fn log(&self) -> &ChangeLog {
         &self.track.log
-    }
-
-    /// The change log, mutably.
-    #[inline]
-    pub(crate) fn log_mut(&mut self) -> &mut ChangeLog {
-        &mut self.track.log
     }
 
     /// The entities that changed in `window` (each once, possibly with

@@ -59,11 +59,6 @@ impl<T> SparseSet<T> {
         self.index_of(entity).map(|slot| &self.data[slot])
     }
 
-    #[inline]
-    pub(super) fn get_mut(&mut self, entity: Entity) -> Option<&mut T> {
-        self.index_of(entity).map(|slot| &mut self.data[slot])
-    }
-
     /// Stores `value` for `entity`, returning the value it replaces.
     ///
     /// The caller guarantees no *other* generation of `entity`'s index is

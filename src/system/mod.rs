@@ -93,9 +93,11 @@
 pub(crate) mod access;
 mod function;
 pub(crate) mod param;
+mod seen;
 pub(crate) mod stage;
 
 pub use self::function::{named, Named, SystemFn, SystemParams, SystemShape};
 pub use self::param::{ReadParam, SystemParam, WriteParam};
+pub use self::seen::Seen;
 
 pub use self::stage::{IntoStage, StageParams, StageShape};

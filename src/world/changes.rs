@@ -29,3 +29,27 @@ impl<W: Storages> EachStorage<W> for Tick {
         C::field_mut(world).track_mut().tick();
     }
 }
+
+/// Starts a new stamp in every tracked storage of `world`.
+#[inline]
+pub(crate) fn tick<W: Storages>(world: &mut W) {
+    world.each(&mut Tick);
+}
+
+/// A schedule's run starts: the world's view starts afresh, and removals
+/// older than the previous run's start are dropped (every system has
+/// looked since).
+pub(crate) fn run_started<W: Storages>(world: &mut W) {
+    world.each(&mut RunStarted);
+}
+
+struct RunStarted;
+
+impl<W: Storages> EachStorage<W> for RunStarted {
+    type Out<C> = ();
+
+    #[inline]
+    fn visit<C: Column<W>>(&mut self, world: &mut W) {
+        C::field_mut(world).track_mut().run_started();
+    }
+}
