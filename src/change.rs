@@ -4,7 +4,7 @@
 //! A storage's second type parameter says whether it tracks: [`Untracked`]
 //! (the default) records nothing, is zero-sized, and every hook below is an
 //! empty inline function, so an untracked storage compiles to exactly the
-//! code it had before tracking existed. [`Tracked`] keeps a [`ChangeLog`].
+//! code it had before tracking existed. [`Tracked`] keeps a change log.
 //!
 //! # The change log
 //!

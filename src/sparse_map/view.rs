@@ -438,10 +438,8 @@ impl<'w, T> TrackedViewMut<'w, T> {
     }
 }
 
-/// The cursor of a tracked written column: [`WriterCursor`]'s walk, marking
-/// each value it hands out.
-///
-/// [`WriterCursor`]: crate::query::fetch::WriterCursor
+/// The cursor of a tracked written column: the values in dense order,
+/// each marked as it is handed out.
 #[derive(Debug)]
 pub struct TrackedCursor<'w, T> {
     entities: &'w [Entity],
