@@ -368,6 +368,13 @@ impl ChangeLog {
         own.max(self.all)
     }
 
+    /// The dense slot the log's entry `index` was made for, if there is
+    /// such an entry (it may be a tombstone: the caller checks the entity).
+    #[inline]
+    pub(crate) fn slot_of_entry(&self, index: usize) -> Option<usize> {
+        self.slots.get(index).map(|&slot| slot as usize)
+    }
+
     /// The stamp a change filter compares: the value's add if `added`, else
     /// its latest change.
     #[inline]

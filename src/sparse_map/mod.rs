@@ -1010,13 +1010,13 @@ impl<T, K: Track> SparseMap<T, K> {
     #[inline]
     pub fn view_mut(&mut self) -> ViewMut<'_, T> {
         self.track.changed_all();
-        ViewMut::new(
-            &self.set.sparse,
-            &self.set.dense,
-            &mut self.set.data,
-            self.mark.0,
-            self.synced,
-        )
+        Self::view_of(&mut self.set, self.mark.0, self.synced)
+    }
+
+    /// The view of `set`, which neither marks nor borrows the change record.
+    #[inline]
+    fn view_of(set: &mut SparseSet<T>, mark: Mark, synced: SyncStamp) -> ViewMut<'_, T> {
+        ViewMut::new(&set.sparse, &set.dense, &mut set.data, mark, synced)
     }
 }
 
@@ -1071,7 +1071,13 @@ impl<T> SparseMap<T, Tracked> {
         window: Window,
         added: bool,
     ) -> Option<usize> {
-        let slot = self.index_of_at(entity, hint)?;
+        // Driving, `hint` is the entity's place in the change log, which
+        // records its dense slot; otherwise it is the driver's dense slot.
+        let logged = self.track.log.slot_of_entry(hint);
+        let slot = match logged.filter(|&slot| self.set.dense.get(slot) == Some(&entity)) {
+            Some(slot) => slot,
+            None => self.index_of_at(entity, hint)?,
+        };
         window
             .contains(self.track.log.stamp_for(slot, added))
             .then_some(slot)
@@ -1090,18 +1096,7 @@ impl<T> SparseMap<T, Tracked> {
         if let Some(window) = window {
             scratch.extend_from_slice(log.candidates(window).unwrap_or(&self.set.dense));
         }
-        (
-            TrackedViewMut::new(
-                ViewMut::new(
-                    &self.set.sparse,
-                    &self.set.dense,
-                    &mut self.set.data,
-                    self.mark.0,
-                    self.synced,
-                ),
-                log,
-            ),
-            scratch,
-        )
+        let view = Self::view_of(&mut self.set, self.mark.0, self.synced);
+        (TrackedViewMut::new(view, log), scratch)
     }
 }

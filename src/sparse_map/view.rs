@@ -354,11 +354,17 @@ impl<'w, T> TrackedViewMut<'w, T> {
         slot: usize,
         pass: impl FnOnce(&ChangeLog, usize) -> bool,
     ) -> Option<&mut T> {
-        let slot = match self.view.dense.get(slot) {
-            Some(&stored) if stored == entity => slot,
+        let log = self.log.as_deref_mut()?;
+        // Driving, `slot` is the entity's place in the change log, which
+        // records its dense slot; otherwise it is the driver's dense slot.
+        let logged = log
+            .slot_of_entry(slot)
+            .and_then(|logged| logged.checked_sub(self.view.offset));
+        let slot = match (logged, self.view.dense.get(slot)) {
+            (Some(logged), _) if self.view.dense.get(logged) == Some(&entity) => logged,
+            (_, Some(&stored)) if stored == entity => slot,
             _ => self.view.index_of(entity)?,
         };
-        let log = self.log.as_deref_mut()?;
         if !pass(log, self.view.offset + slot) {
             return None;
         }

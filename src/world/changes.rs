@@ -5,51 +5,48 @@
 use crate::change::Hooks;
 use crate::world::storages::{Column, EachStorage, Storages};
 
-/// Starts the world's view of every tracked storage afresh.
-pub(crate) struct Clear;
+/// What to do to every storage's change record.
+#[derive(Clone, Copy)]
+enum Step {
+    /// Start the world's view afresh.
+    Clear,
+    /// Start a new stamp: changes from now on are told apart from the
+    /// ones before.
+    Tick,
+    /// A schedule's run starts.
+    RunStarted,
+}
 
-impl<W: Storages> EachStorage<W> for Clear {
+impl<W: Storages> EachStorage<W> for Step {
     type Out<C> = ();
 
     #[inline]
     fn visit<C: Column<W>>(&mut self, world: &mut W) {
-        C::field_mut(world).track_mut().clear();
+        let track = C::field_mut(world).track_mut();
+        match self {
+            Step::Clear => track.clear(),
+            Step::Tick => track.tick(),
+            Step::RunStarted => track.run_started(),
+        }
     }
 }
 
-/// Starts a new stamp in every tracked storage: changes from now on are
-/// told apart from the ones before (a schedule does this before each stage).
-pub(crate) struct Tick;
-
-impl<W: Storages> EachStorage<W> for Tick {
-    type Out<C> = ();
-
-    #[inline]
-    fn visit<C: Column<W>>(&mut self, world: &mut W) {
-        C::field_mut(world).track_mut().tick();
-    }
+/// Starts the world's view of every tracked storage of `world` afresh.
+#[inline]
+pub(crate) fn clear<W: Storages>(world: &mut W) {
+    world.each(&mut Step::Clear);
 }
 
-/// Starts a new stamp in every tracked storage of `world`.
+/// Starts a new stamp in every tracked storage of `world` (a schedule does
+/// this before each stage).
 #[inline]
 pub(crate) fn tick<W: Storages>(world: &mut W) {
-    world.each(&mut Tick);
+    world.each(&mut Step::Tick);
 }
 
 /// A schedule's run starts: the world's view starts afresh, and removals
 /// older than the previous run's start are dropped (every system has
 /// looked since).
 pub(crate) fn run_started<W: Storages>(world: &mut W) {
-    world.each(&mut RunStarted);
-}
-
-struct RunStarted;
-
-impl<W: Storages> EachStorage<W> for RunStarted {
-    type Out<C> = ();
-
-    #[inline]
-    fn visit<C: Column<W>>(&mut self, world: &mut W) {
-        C::field_mut(world).track_mut().run_started();
-    }
+    world.each(&mut Step::RunStarted);
 }

@@ -1215,7 +1215,7 @@ pub trait World: Storages {
     /// assert_eq!(world.query::<Changed<&Pos>>().count(), 1);
     /// ```
     fn clear_changes(&mut self) {
-        self.each(&mut changes::Clear);
+        changes::clear(self);
     }
 
     /// The entities that lost their tracked `C` since the last
