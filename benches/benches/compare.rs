@@ -5,29 +5,34 @@
 //! ```text
 //! cargo bench -p typed_ecs_benches --bench compare                  # everything
 //! cargo bench -p typed_ecs_benches --bench compare -- simple_iter   # one group
+//! cargo bench -p typed_ecs_benches --bench compare -- 'changed_|simple_iter_tracked'
 //! cargo bench -p typed_ecs_benches --features bevy_multi_threaded --bench compare -- stage
 //! ```
 //!
-//! The last runs the stage groups (`parallel_stage`, `stage_overhead`) with
-//! bevy's multi-threaded executor among them; without the feature they run
-//! without it. Don't run the other groups with the feature: bevy's
-//! `par_iter_mut` in `heavy_compute_par` would need a task pool it does not
-//! set up.
+//! The third runs the change-detection groups (`changed_iter`,
+//! `changed_frame`, `simple_iter_tracked`). The last runs the stage groups
+//! (`parallel_stage`, `stage_overhead`) with bevy's multi-threaded executor
+//! among them; without the feature they run without it. Don't run the other
+//! groups with the feature: bevy's `par_iter_mut` in `heavy_compute_par`
+//! would need a task pool it does not set up.
 //!
 //! HTML reports land in `target/criterion/` (or under `$CARGO_TARGET_DIR`).
 
 #![forbid(unsafe_code)]
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use std::time::{Duration, Instant};
 use typed_ecs_benches::scenarios::{
-    add_remove, deferred_sync, despawn_churn, fragmented_iter, heavy_compute, parallel_stage,
-    random_get, simple_insert, simple_iter, sparse_spread, stage_overhead,
+    add_remove, changed_iter, deferred_sync, despawn_churn, fragmented_iter, heavy_compute,
+    parallel_stage, random_get, simple_insert, simple_iter, sparse_spread, stage_overhead,
 };
 use typed_ecs_benches::{short_size, Scenario};
 
 /// One group: every implementation of `scenario` at each of its sizes.
 /// Setup is never timed: states that survive their run are set up once;
-/// states a run consumes are set up per run with `iter_batched_ref`.
+/// states a run consumes are set up per run with `iter_batched_ref`. An
+/// instance's untimed `prepare` before each run stays off the clock too
+/// (`iter_custom`, timing each run on its own).
 fn group(c: &mut Criterion, scenario: &Scenario) {
     let mut group = c.benchmark_group(scenario.name);
     for &size in scenario.sizes {
@@ -40,14 +45,33 @@ fn group(c: &mut Criterion, scenario: &Scenario) {
             if scenario.fresh_state {
                 group.bench_function(id, |b| {
                     b.iter_batched_ref(
-                        || (imp.setup)(size),
+                        || {
+                            let mut instance = (imp.setup)(size);
+                            instance.prepare();
+                            instance
+                        },
                         |instance| instance.run(),
                         BatchSize::LargeInput,
                     )
                 });
             } else {
                 let mut instance = (imp.setup)(size);
-                group.bench_function(id, |b| b.iter(|| instance.run()));
+                if instance.prepares() {
+                    group.bench_function(id, |b| {
+                        b.iter_custom(|iters| {
+                            let mut elapsed = Duration::ZERO;
+                            for _ in 0..iters {
+                                instance.prepare();
+                                let start = Instant::now();
+                                instance.run();
+                                elapsed += start.elapsed();
+                            }
+                            elapsed
+                        })
+                    });
+                } else {
+                    group.bench_function(id, |b| b.iter(|| instance.run()));
+                }
             }
         }
     }
@@ -98,6 +122,18 @@ fn bench_scaling(c: &mut Criterion) {
     group(c, &simple_iter::SCENARIO_SCALING);
 }
 
+fn bench_changed_iter(c: &mut Criterion) {
+    group(c, &changed_iter::SCENARIO);
+}
+
+fn bench_changed_frame(c: &mut Criterion) {
+    group(c, &changed_iter::SCENARIO_FRAME);
+}
+
+fn bench_simple_iter_tracked(c: &mut Criterion) {
+    group(c, &changed_iter::SCENARIO_TRACKED);
+}
+
 fn bench_parallel_stage(c: &mut Criterion) {
     group(c, &parallel_stage::SCENARIO);
 }
@@ -119,6 +155,9 @@ criterion_group!(
     bench_deferred_sync,
     bench_sparse_spread,
     bench_scaling,
+    bench_changed_iter,
+    bench_changed_frame,
+    bench_simple_iter_tracked,
     bench_parallel_stage,
     bench_stage_overhead,
 );

@@ -2,10 +2,13 @@
 //! interleaved rounds, and the markdown tables of the medians.
 //!
 //! A *sample* is a batch of runs sized to take about 2 ms (at least one
-//! run), timed as a whole and divided by the batch size. In each round every
-//! implementation takes one sample, in an order that rotates from round to
-//! round, so slow drifts of a shared machine (other jobs, frequency) fall on
-//! all of them alike. The result per implementation is the median sample.
+//! run), timed as a whole and divided by the batch size. An instance whose
+//! runs need untimed work first ([`Instance::prepares`]) has each run timed
+//! on its own, after its [`Instance::prepare`], and the times added up. In
+//! each round every implementation takes one sample, in an order that
+//! rotates from round to round, so slow drifts of a shared machine (other
+//! jobs, frequency) fall on all of them alike. The result per implementation
+//! is the median sample.
 
 use crate::{short_size, Impl, Instance, Scenario, IMPLEMENTATIONS};
 use std::fmt::Write as _;
@@ -65,6 +68,19 @@ impl Contender {
     /// scenarios happen before the clock starts, drops after it stops.
     fn sample(&mut self, size: usize) -> f64 {
         let ns = match &mut self.instance {
+            // Runs that need untimed work first are timed one by one.
+            Some(instance) if instance.prepares() => {
+                instance.prepare();
+                instance.run(); // warm-up, as below
+                let mut elapsed = Duration::ZERO;
+                for _ in 0..self.batch {
+                    instance.prepare();
+                    let start = Instant::now();
+                    instance.run();
+                    elapsed += start.elapsed();
+                }
+                elapsed
+            }
             Some(instance) => {
                 instance.run(); // warm-up: caches hold this instance again
                 let start = Instant::now();
@@ -74,8 +90,13 @@ impl Contender {
                 start.elapsed()
             }
             None => {
-                let mut fresh: Vec<Box<dyn Instance>> =
-                    (0..self.batch).map(|_| (self.imp.setup)(size)).collect();
+                let mut fresh: Vec<Box<dyn Instance>> = (0..self.batch)
+                    .map(|_| {
+                        let mut instance = (self.imp.setup)(size);
+                        instance.prepare();
+                        instance
+                    })
+                    .collect();
                 let start = Instant::now();
                 for instance in &mut fresh {
                     instance.run();
@@ -288,6 +309,15 @@ mod tests {
         assert_eq!(format_ns(4_560_000.0), "4.56 ms");
         assert_eq!(format_ratio(Some(2.704)), "2.70×");
         assert_eq!(format_ratio(None), "n/a");
+    }
+
+    #[test]
+    fn measure_times_prepared_runs() {
+        // changed_iter's writes happen off the clock, before each run.
+        let scenario = &crate::scenarios::changed_iter::SCENARIO;
+        let medians = measure(scenario, 1_000, 2, |_| {});
+        assert_eq!(medians.ns.len(), scenario.impls.len());
+        assert!(medians.ns.iter().all(|&(_, ns)| ns > 0.0));
     }
 
     #[test]

@@ -13,6 +13,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod changes;
 pub mod components;
 pub mod harness;
 pub mod rng;
@@ -42,6 +43,17 @@ pub trait Instance {
     fn run(&mut self);
     /// Counts and sums describing the state, for the tests.
     fn check(&self) -> Check;
+    /// Untimed work before each run, for a scenario that times one part of
+    /// a frame: `changed_iter` times the visit of what changed, and makes
+    /// the changes here. Everything that runs an instance calls it before
+    /// each [`run`](Instance::run). None by default.
+    fn prepare(&mut self) {}
+    /// `true` when [`prepare`](Instance::prepare) does anything: the
+    /// timings then take each run on its own, with `prepare` off the clock,
+    /// instead of a batch of runs as a whole.
+    fn prepares(&self) -> bool {
+        false
+    }
 }
 
 /// One implementation of a scenario: its name and its (untimed) setup.
@@ -128,11 +140,25 @@ pub const STAGE_SCENARIOS: &[Scenario] = &[
     scenarios::stage_overhead::SCENARIO,
 ];
 
-/// The scenario called `name`, among [`SCENARIOS`] and [`STAGE_SCENARIOS`].
+/// The scenarios of change detection, which compare ways of finding what
+/// changed (typed_ecs's `Changed` query, a full scan, bevy's `Changed`
+/// filter, a dirty list kept by hand) and tracked storages with untracked
+/// ones: their implementations are named for what they run, like
+/// [`STAGE_SCENARIOS`]'s. `BENCHMARKS.md` shows them in a section of their
+/// own (see [`changes`]).
+pub const CHANGE_SCENARIOS: &[Scenario] = &[
+    scenarios::changed_iter::SCENARIO,
+    scenarios::changed_iter::SCENARIO_FRAME,
+    scenarios::changed_iter::SCENARIO_TRACKED,
+];
+
+/// The scenario called `name`, among [`SCENARIOS`], [`STAGE_SCENARIOS`]
+/// and [`CHANGE_SCENARIOS`].
 pub fn scenario(name: &str) -> Option<&'static Scenario> {
     SCENARIOS
         .iter()
         .chain(STAGE_SCENARIOS)
+        .chain(CHANGE_SCENARIOS)
         .find(|s| s.name == name)
 }
 
@@ -178,6 +204,7 @@ mod tests {
             let mut instance = (imp.setup)(scenario.test_size);
             let before = instance.check();
             for _ in 0..runs {
+                instance.prepare();
                 instance.run();
             }
             let after = instance.check();
@@ -289,6 +316,59 @@ mod tests {
     #[test]
     fn stage_overhead() {
         same_work(&scenarios::stage_overhead::SCENARIO, 3);
+    }
+
+    #[test]
+    fn changed_iter() {
+        // More frames than the shuffle is cut into: every entity is written
+        // again, and the dirty flags, logs and ticks are reused.
+        same_work(&scenarios::changed_iter::SCENARIO, 103);
+    }
+
+    #[test]
+    fn changed_frame() {
+        same_work(&scenarios::changed_iter::SCENARIO_FRAME, 103);
+    }
+
+    #[test]
+    fn changed_iter_visits_each_write_once() {
+        // Whatever the implementations agree on, it is the writes: each
+        // frame visits exactly the entities it wrote, with their new x,
+        // whether the writes are timed or not.
+        use scenarios::changed_iter::{FRAMES, SCENARIO, SCENARIO_FRAME};
+        let n = SCENARIO.test_size;
+        let written = (3 * n / FRAMES) as f64;
+        for scenario in [SCENARIO, SCENARIO_FRAME] {
+            for imp in scenario.impls {
+                let mut instance = (imp.setup)(n);
+                assert_eq!(instance.prepares(), scenario.name == "changed_iter");
+                let before = instance.check();
+                for _ in 0..3 {
+                    instance.prepare();
+                    instance.run();
+                }
+                let after = instance.check();
+                let name = (scenario.name, imp.name);
+                assert_eq!(after[0], ("frames", 3.0), "{name:?}");
+                assert_eq!(after[1], ("changed positions visited", written), "{name:?}");
+                // Each write adds 1 to x, and the visits see the new values.
+                assert_eq!(after[3].1 - before[3].1, written, "{name:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn simple_iter_tracked() {
+        same_work(&scenarios::changed_iter::SCENARIO_TRACKED, 3);
+    }
+
+    #[test]
+    fn simple_iter_tracked_matches_simple_iter() {
+        let mut untracked = (scenarios::simple_iter::SCENARIO.impls[0].setup)(100);
+        let mut tracked = (scenarios::changed_iter::SCENARIO_TRACKED.impls[0].setup)(100);
+        untracked.run();
+        tracked.run();
+        assert_eq!(untracked.check(), tracked.check());
     }
 
     #[test]

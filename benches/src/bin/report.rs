@@ -4,8 +4,10 @@
 //! counting global allocator stays out of this process, where it would tax
 //! every allocation of the timed runs), the Parallel stages section printed
 //! by the `stages` binary (run through cargo with the `bevy_multi_threaded`
-//! feature, which this process goes without), and the compile-time and
-//! cachegrind sections written by their own tools.
+//! feature, which this process goes without), the Change detection section
+//! (its scenarios timed here, after the others, and the zero-cost check
+//! written by `benches/zero_cost.sh`), and the compile-time and cachegrind
+//! sections written by their own tools.
 //!
 //! ```text
 //! cargo run --release -p typed_ecs_benches --bin report -- [--quick] [--only NAME]... [--rounds N] [--out PATH]
@@ -14,8 +16,10 @@
 //! `--quick` takes 5 rounds (a smoke run); the default is 31. `--only`
 //! (repeatable) limits the timed scenarios; naming only stage scenarios
 //! (`parallel_stage`, `stage_overhead`) times those alone, naming only
-//! others leaves the Parallel stages section out. `--out` defaults to
-//! `BENCHMARKS.md` at the workspace root.
+//! others leaves the Parallel stages section out; likewise for the change
+//! scenarios (`changed_iter`, `changed_frame`, `simple_iter_tracked`) and
+//! the Change detection section. `--out` defaults to `BENCHMARKS.md` at the workspace
+//! root.
 
 #![forbid(unsafe_code)]
 
@@ -23,7 +27,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use typed_ecs_benches::harness::{self, Medians};
-use typed_ecs_benches::{scenario, short_size, Scenario, SCENARIOS, STAGE_SCENARIOS};
+use typed_ecs_benches::{
+    changes, scenario, short_size, Scenario, CHANGE_SCENARIOS, SCENARIOS, STAGE_SCENARIOS,
+};
 
 const USAGE: &str = "usage: report [--quick] [--only SCENARIO]... [--rounds N] [--out PATH]";
 const COMMAND: &str = "cargo run --release -p typed_ecs_benches --bin report";
@@ -62,6 +68,7 @@ fn parse_options() -> Result<Options, String> {
                 let known = SCENARIOS
                     .iter()
                     .chain(STAGE_SCENARIOS)
+                    .chain(CHANGE_SCENARIOS)
                     .map(|s| s.name)
                     .collect::<Vec<_>>()
                     .join(", ");
@@ -116,6 +123,7 @@ fn main() -> ExitCode {
         String::new()
     };
     settle_allocator();
+    let is_change = |s: &&Scenario| CHANGE_SCENARIOS.iter().any(|t| t.name == s.name);
     let scenarios: Vec<&Scenario> = if options.only.is_empty() {
         SCENARIOS.iter().collect()
     } else {
@@ -123,8 +131,13 @@ fn main() -> ExitCode {
             .only
             .iter()
             .copied()
-            .filter(|s| !is_stage(s))
+            .filter(|s| !is_stage(s) && !is_change(s))
             .collect()
+    };
+    let change_scenarios: Vec<&Scenario> = if options.only.is_empty() {
+        CHANGE_SCENARIOS.iter().collect()
+    } else {
+        options.only.iter().copied().filter(is_change).collect()
     };
     let mut results = Vec::new();
     for scenario in scenarios {
@@ -143,8 +156,13 @@ fn main() -> ExitCode {
         }
         results.push((scenario, cases));
     }
+    let changes = if change_scenarios.is_empty() {
+        String::new()
+    } else {
+        changes_section(&options, &change_scenarios)
+    };
 
-    let text = report(&options, &results, &memory, &stages);
+    let text = report(&options, &results, &memory, &stages, &changes);
     if let Err(error) = std::fs::write(&options.out, &text) {
         eprintln!("report: {}: {error}", options.out.display());
         return ExitCode::FAILURE;
@@ -162,6 +180,7 @@ fn report(
     results: &[(&Scenario, Vec<Medians>)],
     memory: &str,
     stages: &str,
+    changes: &str,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Benchmarks\n");
@@ -250,7 +269,48 @@ fn report(
         "## Cachegrind",
         "cargo run --release -p typed_ecs_benches --bin cachegrind",
     ));
+    if !changes.is_empty() {
+        out.push('\n');
+        out.push_str(changes);
+    }
     out
+}
+
+/// The Change detection section: `scenarios` (of [`CHANGE_SCENARIOS`])
+/// timed here the report's way, their targets, and the zero-cost check
+/// that `benches/zero_cost.sh` writes.
+fn changes_section(options: &Options, scenarios: &[&'static Scenario]) -> String {
+    let mut results = Vec::new();
+    for &scenario in scenarios {
+        let mut cases = Vec::new();
+        for &size in scenario.sizes {
+            eprint!("{} at {}:", scenario.name, short_size(size));
+            let medians = harness::measure(scenario, size, options.rounds, |name| {
+                eprint!(" [{name}]");
+            });
+            eprintln!();
+            for &(name, ns) in &medians.ns {
+                eprintln!("  {name:<22} {}", harness::format_ns(ns));
+            }
+            cases.push(medians);
+        }
+        results.push((scenario, cases));
+    }
+    let header = format!(
+        "What finding the entities that changed costs, with typed_ecs's change detection \
+         (`tracked (…);` in `world!`, the `Changed` query term, `clear_changes`) and without \
+         it, and what tracking costs a system that writes every value. Timed as above ({} \
+         rounds), in the same process, after the other scenarios. Each table divides every \
+         row's median by that of the implementation its bold column names: **above 1 the row \
+         is slower**.",
+        options.rounds
+    );
+    let zero_cost = included(
+        "zero_cost.md",
+        "### Zero cost when untracked",
+        "benches/zero_cost.sh",
+    );
+    changes::section(&header, &results, &zero_cost)
 }
 
 /// What a target compares typed_ecs with.
@@ -401,7 +461,8 @@ fn targets_table(results: &[(&Scenario, Vec<Medians>)]) -> String {
         out.push_str(&missed);
     }
     out.push_str(
-        "\nThe parallel-stage, memory and compile-time targets are in their own sections below.\n",
+        "\nThe parallel-stage, change-detection, memory and compile-time targets are in their own \
+         sections below.\n",
     );
     out
 }

@@ -1,6 +1,7 @@
 //! One module per scenario; in each, one submodule per implementation.
 
 pub mod add_remove;
+pub mod changed_iter;
 pub mod deferred_sync;
 pub mod despawn_churn;
 pub mod fragmented_iter;

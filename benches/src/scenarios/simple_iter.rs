@@ -46,7 +46,7 @@ pub const SCENARIO_SCALING: Scenario = Scenario {
 const IMPLS: &[crate::Impl] = crate::impls![typed_ecs, hecs, bevy, shipyard, sparsey, specs, raw];
 
 /// Number of entities that matched, and the sum of every position.
-fn check<'a>(positions: impl IntoIterator<Item = &'a Position>) -> Check {
+pub(crate) fn check<'a>(positions: impl IntoIterator<Item = &'a Position>) -> Check {
     let positions: Vec<&Position> = positions.into_iter().collect();
     vec![
         ("entities", positions.len() as f64),
