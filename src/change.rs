@@ -251,6 +251,16 @@ impl Window {
     }
 }
 
+/// What a change filter (`Changed`, `Added`) passes: the values whose
+/// latest change (or add, if `added`) is in `window`. `from` is where its
+/// candidates start in the log, `None` if every stored entity is one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Filter {
+    pub(crate) window: Window,
+    pub(crate) added: bool,
+    from: Option<usize>,
+}
+
 /// The record of a tracked storage. See the [module docs](self).
 #[derive(Clone, Debug)]
 pub(crate) struct ChangeLog {
@@ -358,31 +368,12 @@ impl ChangeLog {
         self.all = self.now;
     }
 
-    /// The stamp of the latest change of the value in `slot`.
+    /// The stamp of the value in `slot`'s own live entry (0 if none).
     #[inline]
-    pub(crate) fn stamp_of(&self, slot: usize) -> u64 {
-        let own = match self.entry.get(slot) {
+    fn own_stamp(&self, slot: usize) -> u64 {
+        match self.entry.get(slot) {
             Some(&entry) if entry != NONE => self.stamps[entry as usize],
             _ => 0,
-        };
-        own.max(self.all)
-    }
-
-    /// The dense slot the log's entry `index` was made for, if there is
-    /// such an entry (it may be a tombstone: the caller checks the entity).
-    #[inline]
-    pub(crate) fn slot_of_entry(&self, index: usize) -> Option<usize> {
-        self.slots.get(index).map(|&slot| slot as usize)
-    }
-
-    /// The stamp a change filter compares: the value's add if `added`, else
-    /// its latest change.
-    #[inline]
-    pub(crate) fn stamp_for(&self, slot: usize, added: bool) -> u64 {
-        if added {
-            self.added_at(slot)
-        } else {
-            self.stamp_of(slot)
         }
     }
 
@@ -392,17 +383,62 @@ impl ChangeLog {
         self.added.get(slot).copied().unwrap_or(0)
     }
 
-    /// The entities that may have changed in `window`, each at most once;
-    /// `None` if every stored entity did (then the storage's own entity
-    /// list is the answer). Tombstones may be among them: they match no
-    /// stored entity.
+    /// The change filter for `window`: one binary search for where its
+    /// candidates start.
     #[inline]
-    pub(crate) fn candidates(&self, window: Window) -> Option<&[Entity]> {
-        if window.contains(self.all) {
-            return None;
+    pub(crate) fn filter(&self, window: Window, added: bool) -> Filter {
+        let from = (!window.contains(self.all))
+            .then(|| self.stamps.partition_point(|&s| s < window.since));
+        Filter {
+            window,
+            added,
+            from,
         }
-        let from = self.stamps.partition_point(|&s| s < window.since);
-        Some(&self.entities[from..])
+    }
+
+    /// The entities that may pass `filter`, each at most once; `None` if
+    /// every stored entity may (then the storage's own entity list is the
+    /// answer). Tombstones may be among them: they match no stored entity.
+    #[inline]
+    pub(crate) fn candidates(&self, filter: Filter) -> Option<&[Entity]> {
+        filter
+            .from
+            .map(|from| self.entities.get(from..).unwrap_or(&[]))
+    }
+
+    /// The dense slot of `entity` if it passes `filter`.
+    ///
+    /// A walk driven by the filter's candidates passes each one's place
+    /// among them as `hint`: if the log's entry there is `entity`'s live
+    /// entry, it holds the slot and the latest change's stamp, read in log
+    /// order (no lookup by handle, no random access but the value's).
+    /// Otherwise (another column drives, or the log moved since) `lookup`
+    /// finds the slot.
+    #[inline]
+    pub(crate) fn pass(
+        &self,
+        filter: Filter,
+        entity: Entity,
+        hint: usize,
+        lookup: impl FnOnce() -> Option<usize>,
+    ) -> Option<usize> {
+        let index = filter.from.and_then(|from| from.checked_add(hint));
+        let live = |&i: &usize| entity != TOMBSTONE && self.entities.get(i) == Some(&entity);
+        let (slot, own) = match index.filter(live) {
+            // A live entry: its slot holds `entity`, its stamp is the
+            // slot's own latest (see `check`). A tombstone is no one's.
+            Some(i) => (self.slots[i] as usize, self.stamps[i]),
+            None => {
+                let slot = lookup()?;
+                (slot, self.own_stamp(slot))
+            }
+        };
+        let stamp = if filter.added {
+            self.added_at(slot)
+        } else {
+            own.max(self.all)
+        };
+        filter.window.contains(stamp).then_some(slot)
     }
 
     /// The entities removed in `window`, oldest first.

@@ -11,7 +11,7 @@
 use super::fetch::{Access, Cursor, IntoFetch, Many, ReadOnly, Zero};
 use super::filters::{Added, Changed};
 use super::plan::{Column, Planner};
-use crate::change::{Tracked, Window};
+use crate::change::{Filter, Tracked, Window};
 use crate::sparse_map::mark::Mark;
 use crate::sparse_map::{TrackedCursor, TrackedViewMut};
 use crate::{Entity, SparseMap};
@@ -97,8 +97,7 @@ impl<'w, C> Cursor for TrackedCursor<'w, C> {
 #[derive(Debug)]
 pub struct ChangedRef<'w, C> {
     map: &'w SparseMap<C, Tracked>,
-    window: Window,
-    added: bool,
+    filter: Filter,
 }
 
 impl<C> Clone for ChangedRef<'_, C> {
@@ -112,7 +111,8 @@ impl<C> Copy for ChangedRef<'_, C> {}
 impl<'w, C> ChangedRef<'w, C> {
     #[inline]
     pub(crate) fn new(map: &'w SparseMap<C, Tracked>, window: Window, added: bool) -> Self {
-        ChangedRef { map, window, added }
+        let filter = map.log().filter(window, added);
+        ChangedRef { map, filter }
     }
 }
 
@@ -125,7 +125,7 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
         planner.column(Column {
-            entities: self.map.changed_candidates(self.window),
+            entities: self.map.changed_candidates(self.filter),
             mark: Mark::NONE,
             stamp: self.map.stamp(),
             required: true,
@@ -167,7 +167,7 @@ impl<'w, C> Cursor for ChangedRef<'w, C> {
     #[inline]
     fn next(&mut self, entity: Entity, slot: usize) -> Option<&'w C> {
         let map: &'w SparseMap<C, Tracked> = self.map;
-        let slot = map.changed_slot(entity, slot, self.window, self.added)?;
+        let slot = map.changed_slot(entity, slot, self.filter)?;
         Some(&map.values()[slot])
     }
 }
@@ -203,19 +203,18 @@ impl<'w, C: 'static> ReadOnly<'w> for ChangedRef<'w, C> {}
 pub struct ChangedMut<'w, C> {
     view: TrackedViewMut<'w, C>,
     candidates: &'w [Entity],
-    window: Window,
-    added: bool,
+    filter: Filter,
 }
 
 impl<'w, C> ChangedMut<'w, C> {
     #[inline]
     pub(crate) fn new(map: &'w mut SparseMap<C, Tracked>, window: Window, added: bool) -> Self {
-        let (view, candidates) = map.tracked_view(Some(window));
+        let filter = map.log().filter(window, added);
+        let (view, candidates) = map.tracked_view(Some(filter));
         ChangedMut {
             view,
             candidates,
-            window,
-            added,
+            filter,
         }
     }
 }
@@ -240,18 +239,12 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
 
     #[inline]
     fn get(&mut self, entity: Entity, slot: usize) -> Option<&mut C> {
-        let (window, added) = (self.window, self.added);
-        self.view.get_mut_if(entity, slot, |log, slot| {
-            window.contains(log.stamp_for(slot, added))
-        })
+        self.view.get_mut_if(entity, slot, self.filter)
     }
 
     #[inline]
     fn get_owned(self, entity: Entity) -> Option<&'w mut C> {
-        let (window, added) = (self.window, self.added);
-        self.view.into_mut_if(entity, |log, slot| {
-            window.contains(log.stamp_for(slot, added))
-        })
+        self.view.into_mut_if(entity, self.filter)
     }
 
     /// Never called: a column of candidates is never walked packed.
@@ -275,8 +268,7 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
         let half = |view| ChangedMut {
             view,
             candidates: self.candidates,
-            window: self.window,
-            added: self.added,
+            filter: self.filter,
         };
         (half(a), half(b))
     }

@@ -132,6 +132,31 @@ impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
         }
     }
 
+    /// The whole walk in one loop (what `for_each`, `sum`, `count`… call):
+    /// the driven walk's state stays in registers instead of being stored
+    /// back into the iterator after each result.
+    #[inline]
+    fn fold<B, G>(self, init: B, mut g: G) -> B
+    where
+        G: FnMut(B, Self::Item) -> B,
+    {
+        match self.state {
+            State::Packed(rows) => rows.fold(init, g),
+            State::Driven {
+                entities,
+                mut cursor,
+                alive,
+            } => entities.fold(init, |acc, (slot, &entity)| {
+                match cursor.next(entity, slot) {
+                    Some(items) if alive.map_or(true, |alive| alive.is_alive(entity)) => {
+                        g(acc, (entity, items))
+                    }
+                    _ => acc,
+                }
+            }),
+        }
+    }
+
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         match &self.state {

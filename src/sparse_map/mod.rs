@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::mem;
 
-use crate::change::{ChangeLog, Track, Tracked, Untracked, Window};
+use crate::change::{ChangeLog, Filter, Track, Tracked, Untracked};
 use crate::entity::{EntityAllocator, SyncStamp};
 use crate::error::AddErrorKind;
 use crate::Entity;
@@ -1054,33 +1054,26 @@ impl<T> SparseMap<T, Tracked> {
         &self.track.log
     }
 
-    /// The entities that changed in `window` (each once, possibly with
+    /// The entities that may pass `filter` (each once, possibly with
     /// tombstones among them): the log's candidates, or every stored entity.
     #[inline]
-    pub(crate) fn changed_candidates(&self, window: Window) -> &[Entity] {
-        self.track.log.candidates(window).unwrap_or(&self.set.dense)
+    pub(crate) fn changed_candidates(&self, filter: Filter) -> &[Entity] {
+        self.track.log.candidates(filter).unwrap_or(&self.set.dense)
     }
 
-    /// The dense slot of `entity` (trying `hint` first), if it is stored
-    /// and its latest change, or its add if `added`, is in `window`.
+    /// The dense slot of `entity`, if it is stored and passes `filter`;
+    /// `hint` is its place among the candidates when they drive the walk,
+    /// else the driver's dense slot (see [`ChangeLog::pass`]).
     #[inline]
     pub(crate) fn changed_slot(
         &self,
         entity: Entity,
         hint: usize,
-        window: Window,
-        added: bool,
+        filter: Filter,
     ) -> Option<usize> {
-        // Driving, `hint` is the entity's place in the change log, which
-        // records its dense slot; otherwise it is the driver's dense slot.
-        let logged = self.track.log.slot_of_entry(hint);
-        let slot = match logged.filter(|&slot| self.set.dense.get(slot) == Some(&entity)) {
-            Some(slot) => slot,
-            None => self.index_of_at(entity, hint)?,
-        };
-        window
-            .contains(self.track.log.stamp_for(slot, added))
-            .then_some(slot)
+        self.track
+            .log
+            .pass(filter, entity, hint, || self.index_of_at(entity, hint))
     }
 
     /// A view that marks each value it hands out, with the candidates of
@@ -1089,12 +1082,12 @@ impl<T> SparseMap<T, Tracked> {
     #[inline]
     pub(crate) fn tracked_view(
         &mut self,
-        window: Option<Window>,
+        filter: Option<Filter>,
     ) -> (TrackedViewMut<'_, T>, &[Entity]) {
         let Tracked { log, scratch } = &mut self.track;
         scratch.clear();
-        if let Some(window) = window {
-            scratch.extend_from_slice(log.candidates(window).unwrap_or(&self.set.dense));
+        if let Some(filter) = filter {
+            scratch.extend_from_slice(log.candidates(filter).unwrap_or(&self.set.dense));
         }
         let view = Self::view_of(&mut self.set, self.mark.0, self.synced);
         (TrackedViewMut::new(view, log), scratch)

@@ -5,7 +5,7 @@ use core::fmt;
 use super::iter::IterMut;
 use super::mark::Mark;
 use super::pages::Pages;
-use crate::change::ChangeLog;
+use crate::change::{ChangeLog, Filter};
 use crate::entity::SyncStamp;
 use crate::Entity;
 
@@ -345,46 +345,37 @@ impl<'w, T> TrackedViewMut<'w, T> {
         self.view.data.get_mut(slot)
     }
 
-    /// `entity`'s value, mutably, trying view slot `slot` first, if `pass`
-    /// says its dense slot passes; marked.
+    /// `entity`'s value, mutably, if it passes `filter` (`hint` as in
+    /// [`ChangeLog::pass`], with view slot `hint` tried first when another
+    /// column drives); marked.
     #[inline]
     pub(crate) fn get_mut_if(
         &mut self,
         entity: Entity,
-        slot: usize,
-        pass: impl FnOnce(&ChangeLog, usize) -> bool,
+        hint: usize,
+        filter: Filter,
     ) -> Option<&mut T> {
         let log = self.log.as_deref_mut()?;
-        // Driving, `slot` is the entity's place in the change log, which
-        // records its dense slot; otherwise it is the driver's dense slot.
-        let logged = log
-            .slot_of_entry(slot)
-            .and_then(|logged| logged.checked_sub(self.view.offset));
-        let slot = match (logged, self.view.dense.get(slot)) {
-            (Some(logged), _) if self.view.dense.get(logged) == Some(&entity) => logged,
-            (_, Some(&stored)) if stored == entity => slot,
-            _ => self.view.index_of(entity)?,
-        };
-        if !pass(log, self.view.offset + slot) {
-            return None;
-        }
-        log.changed(self.view.offset + slot, entity);
-        self.view.data.get_mut(slot)
+        let view = &self.view;
+        let offset = view.offset;
+        let slot = log.pass(filter, entity, hint, || match view.dense.get(hint) {
+            Some(&stored) if stored == entity => Some(offset + hint),
+            _ => Some(offset + view.index_of(entity)?),
+        })?;
+        let in_view = slot.checked_sub(offset)?;
+        let value = self.view.data.get_mut(in_view)?;
+        log.changed(slot, entity);
+        Some(value)
     }
 
     /// Like [`get_mut_if`](Self::get_mut_if), for the whole view lifetime.
     #[inline]
-    pub(crate) fn into_mut_if(
-        self,
-        entity: Entity,
-        pass: impl FnOnce(&ChangeLog, usize) -> bool,
-    ) -> Option<&'w mut T> {
+    pub(crate) fn into_mut_if(self, entity: Entity, filter: Filter) -> Option<&'w mut T> {
         let slot = self.view.index_of(entity)?;
         let log = self.log?;
-        if !pass(log, self.view.offset + slot) {
-            return None;
-        }
-        log.changed(self.view.offset + slot, entity);
+        let offset = self.view.offset;
+        log.pass(filter, entity, usize::MAX, || Some(offset + slot))?;
+        log.changed(offset + slot, entity);
         self.view.data.get_mut(slot)
     }
 
