@@ -520,3 +520,103 @@ fn a_save_without_a_resource_loads_it_as_its_default() {
     let error = serde_json::from_value::<WithResources>(value).unwrap_err();
     assert!(error.to_string().contains("invalid type"), "{error}");
 }
+
+/// What a system saw of `Position` in its latest run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Observed {
+    pub added: Vec<Entity>,
+    pub changed: Vec<Entity>,
+}
+
+world! {
+    /// A saved game that tracks positions, with a group over them.
+    #[derive(Debug, Serialize, Deserialize)]
+    pub struct TrackedSave<Position, Name>;
+    resources { observed: Observed }
+    tracked (Position);
+    group (Position, Name);
+}
+
+fn observe(
+    pos: &typed_ecs::SparseMap<Position, typed_ecs::Tracked>,
+    seen: &mut typed_ecs::system::Seen<Position>,
+    observed: &mut Observed,
+) {
+    use typed_ecs::query::join;
+    let mut added = Vec::new();
+    join(seen.added(pos)).for_each(|e, _| added.push(e));
+    let mut changed = Vec::new();
+    join(seen.changed(pos)).for_each(|e, _| changed.push(e));
+    added.sort();
+    changed.sort();
+    *observed = Observed { added, changed };
+}
+
+/// A load starts clean (documented in the guide, "Reacting to change"):
+/// the loaded world's own view reports nothing, whatever the saved world
+/// had not yet cleared, and a system's first run reports every entity as
+/// added and changed. Changes after the load are reported as usual.
+#[test]
+fn a_loaded_world_starts_clean_and_a_systems_first_run_sees_everything() {
+    use typed_ecs::query::{Added, Changed};
+    let mut world = TrackedSave::new();
+    let mut handles: Vec<Entity> = (0..6)
+        .map(|i| {
+            let pos = Position {
+                x: i as f32,
+                y: 0.0,
+            };
+            if i % 2 == 0 {
+                world.spawn_with((pos, Name(format!("n{i}"))))
+            } else {
+                world.spawn_with((pos,))
+            }
+        })
+        .collect();
+    world.clear_changes();
+    world.get_mut::<Position>(handles[1]).unwrap().x = 10.0;
+    world.remove::<Position>(handles[4]).unwrap();
+    world.despawn(handles[5]);
+    assert_eq!(world.query::<Changed<&Position>>().count(), 1);
+    assert_eq!(world.removed::<Position>().len(), 2);
+    handles.truncate(4);
+
+    let loads: [TrackedSave; 2] = [
+        serde_json::from_str(&serde_json::to_string(&world).unwrap()).unwrap(),
+        postcard::from_bytes(&postcard::to_allocvec(&world).unwrap()).unwrap(),
+    ];
+    for mut loaded in loads {
+        loaded.assert_invariants();
+        assert_eq!(loaded.query::<Changed<&Position>>().count(), 0);
+        assert_eq!(loaded.query::<Added<&Position>>().count(), 0);
+        assert!(loaded.removed::<Position>().is_empty());
+        assert_eq!(loaded.get::<Position>(handles[1]).map(|p| p.x), Some(10.0));
+
+        let mut schedule = Schedule::new();
+        schedule.add_system(observe);
+        schedule.run(&mut loaded);
+        let mut everyone = handles.clone();
+        everyone.sort();
+        let all = Observed {
+            added: everyone.clone(),
+            changed: everyone,
+        };
+        assert_eq!(loaded.observed, all, "a system's first run sees everything");
+
+        loaded.get_mut::<Position>(handles[2]).unwrap().y = 1.0;
+        assert_eq!(
+            loaded
+                .query::<Changed<&Position>>()
+                .map(|(e, _)| e)
+                .collect::<Vec<_>>(),
+            [handles[2]],
+            "changes after a load are reported"
+        );
+        schedule.run(&mut loaded);
+        let only = Observed {
+            added: vec![],
+            changed: vec![handles[2]],
+        };
+        assert_eq!(loaded.observed, only);
+    }
+}
