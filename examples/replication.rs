@@ -455,6 +455,6 @@ impl Rng {
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 32) * n as u64 >> 32) as usize
+        (((self.0 >> 32) * n as u64) >> 32) as usize
     }
 }
