@@ -19,8 +19,9 @@
 //!   again under a newer stamp, its old entry becomes a tombstone and a new
 //!   one is appended; a removal tombstones it too. Tombstones are dropped
 //!   when they outnumber the live entries (amortised O(1) per change);
-//! * per dense slot: the index of the entity's live entry and the stamp it
-//!   was added under;
+//! * per dense slot: the index and stamp of the value's live entry (every
+//!   stored value has one: its add, or its latest change), and the stamp
+//!   it was added under;
 //! * `all`: a stamp under which *every* value then stored changed at once
 //!   (`values_mut`, a whole-storage walk), so that handing out a whole
 //!   storage costs O(1) instead of one entry per value;
@@ -46,9 +47,6 @@ use crate::Entity;
 /// What the change log writes over a dead entry: a reserved handle, which
 /// no storage ever holds, so it never matches a stored entity.
 const TOMBSTONE: Entity = Entity::new(u32::MAX, NonZeroU32::MAX);
-
-/// "No live entry" in a slot's entry index.
-const NONE: u32 = u32::MAX;
 
 mod hooks {
     use super::*;
@@ -275,9 +273,10 @@ pub(crate) struct ChangeLog {
     entities: Vec<Entity>,
     stamps: Vec<u64>,
     slots: Vec<u32>,
-    /// Per dense slot: the index of its live entry (or [`NONE`]), and the
-    /// stamp it was added under.
-    entry: Vec<u32>,
+    /// Per dense slot: its live entry and that entry's stamp, side by side
+    /// (a change reads both: one cache line), and the stamp it was added
+    /// under.
+    latest: Vec<Latest>,
     added: Vec<u64>,
     /// Removals, in stamp order.
     removed: Vec<Entity>,
@@ -286,6 +285,14 @@ pub(crate) struct ChangeLog {
     hold: u64,
     /// The stamp the current schedule run started under.
     run_start: u64,
+}
+
+/// A slot's live entry in the log (every stored value has one: its add
+/// or its latest change) and that entry's stamp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Latest {
+    stamp: u64,
+    entry: u32,
 }
 
 impl Default for Tracked {
@@ -302,7 +309,7 @@ impl ChangeLog {
         entities: Vec::new(),
         stamps: Vec::new(),
         slots: Vec::new(),
-        entry: Vec::new(),
+        latest: Vec::new(),
         added: Vec::new(),
         removed: Vec::new(),
         removed_stamps: Vec::new(),
@@ -368,13 +375,10 @@ impl ChangeLog {
         self.all = self.now;
     }
 
-    /// The stamp of the value in `slot`'s own live entry (0 if none).
+    /// The stamp of the value in `slot`'s own live entry (0 if no value).
     #[inline]
     fn own_stamp(&self, slot: usize) -> u64 {
-        match self.entry.get(slot) {
-            Some(&entry) if entry != NONE => self.stamps[entry as usize],
-            _ => 0,
-        }
+        self.latest.get(slot).map_or(0, |latest| latest.stamp)
     }
 
     /// The stamp the value in `slot` was added under.
@@ -459,9 +463,12 @@ impl ChangeLog {
 
     #[inline]
     fn pushed(&mut self, entity: Entity) {
-        let slot = self.entry.len();
-        let index = self.append(slot, entity);
-        self.entry.push(index);
+        let slot = self.latest.len();
+        let entry = self.append(slot, entity);
+        self.latest.push(Latest {
+            entry,
+            stamp: self.now,
+        });
         self.added.push(self.now);
         self.compact_if_sparse();
     }
@@ -472,41 +479,37 @@ impl ChangeLog {
         if self.all == self.now {
             return;
         }
-        let old = self.entry[slot];
-        if old != NONE {
-            if self.stamps[old as usize] == self.now {
-                return;
-            }
-            self.entities[old as usize] = TOMBSTONE;
+        let Latest { entry: old, stamp } = self.latest[slot];
+        if stamp == self.now {
+            return;
         }
-        self.entry[slot] = self.append(slot, entity);
+        self.entities[old as usize] = TOMBSTONE;
+        let entry = self.append(slot, entity);
+        self.latest[slot] = Latest {
+            entry,
+            stamp: self.now,
+        };
         self.compact_if_sparse();
     }
 
     fn removed(&mut self, slot: usize, entity: Entity) {
-        let old = self.entry.swap_remove(slot);
+        let old = self.latest.swap_remove(slot).entry;
         self.added.swap_remove(slot);
-        if old != NONE {
-            self.entities[old as usize] = TOMBSTONE;
-        }
+        self.entities[old as usize] = TOMBSTONE;
         // The last slot moved into `slot`: its entry follows it.
-        if let Some(&moved) = self.entry.get(slot) {
-            if moved != NONE {
-                self.slots[moved as usize] = slot as u32;
-            }
+        if let Some(moved) = self.latest.get(slot) {
+            self.slots[moved.entry as usize] = slot as u32;
         }
         self.removed.push(entity);
         self.removed_stamps.push(self.now);
     }
 
     fn swapped(&mut self, a: usize, b: usize) {
-        self.entry.swap(a, b);
+        self.latest.swap(a, b);
         self.added.swap(a, b);
         for slot in [a, b] {
-            let entry = self.entry[slot];
-            if entry != NONE {
-                self.slots[entry as usize] = slot as u32;
-            }
+            let entry = self.latest[slot].entry;
+            self.slots[entry as usize] = slot as u32;
         }
     }
 
@@ -517,7 +520,7 @@ impl ChangeLog {
         self.entities.clear();
         self.stamps.clear();
         self.slots.clear();
-        self.entry.clear();
+        self.latest.clear();
         self.added.clear();
     }
 
@@ -526,7 +529,7 @@ impl ChangeLog {
     /// finds its candidates among them.)
     #[inline]
     fn compact_if_sparse(&mut self) {
-        if self.entities.len() > 2 * self.entry.len() + 32 {
+        if self.entities.len() > 2 * self.latest.len() + 32 {
             self.compact();
         }
     }
@@ -543,7 +546,7 @@ impl ChangeLog {
             self.entities[kept] = entity;
             self.stamps[kept] = self.stamps[read];
             self.slots[kept] = slot as u32;
-            self.entry[slot] = kept as u32;
+            self.latest[slot].entry = kept as u32;
             kept += 1;
         }
         self.entities.truncate(kept);
@@ -553,10 +556,10 @@ impl ChangeLog {
 
     fn check(&self, dense: &[Entity]) -> Result<(), String> {
         use alloc::format;
-        if self.entry.len() != dense.len() || self.added.len() != dense.len() {
+        if self.latest.len() != dense.len() || self.added.len() != dense.len() {
             return Err(format!(
                 "the change log covers {} slots, the storage holds {}",
-                self.entry.len(),
+                self.latest.len(),
                 dense.len()
             ));
         }
@@ -570,16 +573,20 @@ impl ChangeLog {
             }
             live += 1;
             let slot = self.slots[index] as usize;
-            if dense.get(slot) != Some(&entity) || self.entry[slot] != index as u32 {
+            let latest = Latest {
+                entry: index as u32,
+                stamp: self.stamps[index],
+            };
+            if dense.get(slot) != Some(&entity) || self.latest[slot] != latest {
                 return Err(format!(
                     "the change log's entry {index} ({entity:?}) is not its slot's live entry"
                 ));
             }
         }
-        let pointed = self.entry.iter().filter(|&&e| e != NONE).count();
-        if live != pointed {
+        if live != self.latest.len() {
             return Err(format!(
-                "the change log has {live} live entries for {pointed} slots that point at one"
+                "the change log has {live} live entries for {} slots",
+                self.latest.len()
             ));
         }
         if self.stamps.last().is_some_and(|&s| s > self.now) || self.all > self.now {
