@@ -453,6 +453,7 @@ impl ChangeLog {
         &self.removed[from..to.max(from)]
     }
 
+    #[inline]
     fn append(&mut self, slot: usize, entity: Entity) -> u32 {
         let index = self.entities.len() as u32;
         self.entities.push(entity);

@@ -50,14 +50,11 @@ pub fn tracked_ratio(medians: &Medians) -> Option<f64> {
 }
 
 /// Why `changed_iter` missed its target.
-const WHY_CHANGED_MISSED: &str = "each changed entity costs a lookup by handle. The change log \
-    lists entities, and the walk finds each one's dense slot through the sparse index, then \
-    checks that the slot's latest change is in the window (the slot's log entry, then that \
-    entry's stamp) before it reads the value: four or five dependent loads from as many arrays, \
-    about 65 instructions and 20 ns an entity here, against about 2 ns an entity for the full \
-    scan's walk of two packed arrays (17 instructions, prefetched). At 1% changed that caps the \
-    gain near 10×. The log already records each live entry's dense slot; a walk that used it \
-    would skip the sparse index.";
+const WHY_CHANGED_MISSED: &str = "each changed entity costs a walk of three of the change \
+    log's arrays in order (its entity, dense slot and stamp) and one random read, its value: \
+    about 47 instructions an entity (callgrind), against the full scan's 17 for a walk of two \
+    packed, prefetched arrays. At 1% changed that puts the gain near 25×, close enough to the \
+    target that this machine's noise can take a run below it.";
 
 /// Why `simple_iter_tracked` missed its target.
 const WHY_TRACKED_MISSED: &str = "not tracking's work: a `&mut` walk over a whole tracked storage \
