@@ -53,6 +53,8 @@ pub fn join<'w, T: IntoFetch<'w>>(storages: T) -> Join<'w, T::Fetch> {
 ///
 /// [`for_each`](Join::for_each) runs any query; a `for` loop and
 /// `par_for_each` work for the shapes listed in the [module docs](crate::query).
+/// A `for` loop over a query that writes two storages is a compile error
+/// whose first line says "`Join<…>` is not an iterator": use `for_each`.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
