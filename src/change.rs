@@ -254,8 +254,8 @@ impl Window {
 /// candidates start in the log, `None` if every stored entity is one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Filter {
-    pub(crate) window: Window,
-    pub(crate) added: bool,
+    window: Window,
+    added: bool,
     from: Option<usize>,
 }
 
@@ -400,14 +400,16 @@ impl ChangeLog {
         }
     }
 
-    /// The entities that may pass `filter`, each at most once; `None` if
-    /// every stored entity may (then the storage's own entity list is the
-    /// answer). Tombstones may be among them: they match no stored entity.
+    /// The entities that may pass `filter`, each at most once: the log's
+    /// from the filter's first candidate on, or, if every stored entity may,
+    /// `stored` (the storage's own). Tombstones may be among them: they
+    /// match no stored entity.
     #[inline]
-    pub(crate) fn candidates(&self, filter: Filter) -> Option<&[Entity]> {
-        filter
-            .from
-            .map(|from| self.entities.get(from..).unwrap_or(&[]))
+    pub(crate) fn candidates<'a>(&'a self, filter: Filter, stored: &'a [Entity]) -> &'a [Entity] {
+        match filter.from {
+            Some(from) => self.entities.get(from..).unwrap_or(&[]),
+            None => stored,
+        }
     }
 
     /// The dense slot of `entity` if it passes `filter`.

@@ -108,6 +108,21 @@ impl<'w, F: Access<'w>> QueryIter<'w, F> {
     }
 }
 
+/// The items of the driver's `entity` in `slot`, if it matches (and, with
+/// `alive`, is alive).
+#[inline(always)]
+fn visit<C: Cursor>(
+    cursor: &mut C,
+    alive: Option<&EntityAllocator>,
+    entity: Entity,
+    slot: usize,
+) -> Option<C::Item> {
+    let items = cursor.next(entity, slot)?;
+    alive
+        .map_or(true, |alive| alive.is_alive(entity))
+        .then_some(items)
+}
+
 impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
     type Item = (Entity, F::Item<'w>);
 
@@ -121,10 +136,8 @@ impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
                 alive,
             } => {
                 for (slot, &entity) in entities.by_ref() {
-                    if let Some(items) = cursor.next(entity, slot) {
-                        if alive.map_or(true, |alive| alive.is_alive(entity)) {
-                            return Some((entity, items));
-                        }
+                    if let Some(items) = visit(cursor, *alive, entity, slot) {
+                        return Some((entity, items));
                     }
                 }
                 None
@@ -147,11 +160,9 @@ impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
                 mut cursor,
                 alive,
             } => entities.fold(init, |acc, (slot, &entity)| {
-                match cursor.next(entity, slot) {
-                    Some(items) if alive.map_or(true, |alive| alive.is_alive(entity)) => {
-                        g(acc, (entity, items))
-                    }
-                    _ => acc,
+                match visit(&mut cursor, alive, entity, slot) {
+                    Some(items) => g(acc, (entity, items)),
+                    None => acc,
                 }
             }),
         }

@@ -1058,7 +1058,7 @@ impl<T> SparseMap<T, Tracked> {
     /// tombstones among them): the log's candidates, or every stored entity.
     #[inline]
     pub(crate) fn changed_candidates(&self, filter: Filter) -> &[Entity] {
-        self.track.log.candidates(filter).unwrap_or(&self.set.dense)
+        self.track.log.candidates(filter, &self.set.dense)
     }
 
     /// The dense slot of `entity`, if it is stored and passes `filter`;
@@ -1087,7 +1087,7 @@ impl<T> SparseMap<T, Tracked> {
         let Tracked { log, scratch } = &mut self.track;
         scratch.clear();
         if let Some(filter) = filter {
-            scratch.extend_from_slice(log.candidates(filter).unwrap_or(&self.set.dense));
+            scratch.extend_from_slice(log.candidates(filter, &self.set.dense));
         }
         let view = Self::view_of(&mut self.set, self.mark.0, self.synced);
         (TrackedViewMut::new(view, log), scratch)
