@@ -259,6 +259,15 @@ pub(crate) struct Filter {
     from: Option<usize>,
 }
 
+/// The log's slots and stamps from a filter's first candidate on (see
+/// [`ChangeLog::tail`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tail<'a> {
+    from: usize,
+    slots: &'a [u32],
+    stamps: &'a [u64],
+}
+
 /// The record of a tracked storage. See the [module docs](self).
 #[derive(Clone, Debug)]
 pub(crate) struct ChangeLog {
@@ -412,6 +421,64 @@ impl ChangeLog {
         }
     }
 
+    /// The log's slots and stamps of `filter`'s candidates, if `driver` is
+    /// exactly those candidates (the same slice: see
+    /// [`Access::drive`](crate::query::fetch::Access::drive)): a walk they
+    /// drive then reads each one's slot and stamp at its place among them,
+    /// in log order, with no check against the entity
+    /// ([`pass_driven`](Self::pass_driven)).
+    #[inline]
+    pub(crate) fn tail(&self, filter: Filter, driver: &[Entity]) -> Option<Tail<'_>> {
+        let from = filter.from?;
+        let candidates = self.entities.get(from..)?;
+        core::ptr::eq(candidates, driver).then(|| Tail {
+            from,
+            slots: &self.slots[from..],
+            stamps: &self.stamps[from..],
+        })
+    }
+
+    /// The dense slot of `entity` if it passes `filter`, in a walk driven
+    /// by the candidates `tail` was made for: `entity` is the candidate at
+    /// `place` among them (the walk's own hint). A place outside them (a
+    /// lookup by handle) falls back to [`pass`](Self::pass).
+    #[inline]
+    pub(crate) fn pass_driven(
+        &self,
+        filter: Filter,
+        tail: Tail<'_>,
+        entity: Entity,
+        place: usize,
+        lookup: impl FnOnce() -> Option<usize>,
+    ) -> Option<usize> {
+        let (Some(&slot), Some(&own)) = (tail.slots.get(place), tail.stamps.get(place)) else {
+            return self.pass(filter, entity, place, lookup);
+        };
+        debug_assert_eq!(
+            self.entities.get(tail.from + place),
+            Some(&entity),
+            "a driven walk's hint is the entity's place among the candidates"
+        );
+        // A tombstone is no one's entry.
+        if entity == TOMBSTONE {
+            return None;
+        }
+        let slot = slot as usize;
+        self.passes(filter, slot, own).then_some(slot)
+    }
+
+    /// Whether the value in `slot`, whose own latest change is under
+    /// `own`, passes `filter`.
+    #[inline]
+    fn passes(&self, filter: Filter, slot: usize, own: u64) -> bool {
+        let stamp = if filter.added {
+            self.added_at(slot)
+        } else {
+            own.max(self.all)
+        };
+        filter.window.contains(stamp)
+    }
+
     /// The dense slot of `entity` if it passes `filter`.
     ///
     /// A walk driven by the filter's candidates passes each one's place
@@ -439,12 +506,7 @@ impl ChangeLog {
                 (slot, self.own_stamp(slot))
             }
         };
-        let stamp = if filter.added {
-            self.added_at(slot)
-        } else {
-            own.max(self.all)
-        };
-        filter.window.contains(stamp).then_some(slot)
+        self.passes(filter, slot, own).then_some(slot)
     }
 
     /// The entities removed in `window`, oldest first.

@@ -116,3 +116,47 @@ fn added_with_another_driver() {
         .collect();
     assert_eq!(changed, [old, new]);
 }
+
+/// Two change columns over one storage and one window list the same
+/// candidates: whichever drives, each applies its own filter at the
+/// driver's place, and a column that does not drive looks each entity up.
+#[test]
+fn change_columns_sharing_candidates_each_apply_their_own_filter() {
+    let mut world = Game::new();
+    let old = world.spawn_with((Hp(0), Tag));
+    let quiet = world.spawn_with((Hp(1), Tag));
+    world.clear_changes();
+    world.hp.get_mut(old).unwrap().0 = 5;
+    let new = world.spawn_with((Hp(2),));
+    let gone = world.spawn_with((Hp(3), Tag));
+    world.despawn(gone);
+
+    let mut both = Vec::new();
+    join((Changed(&world.hp), Added(&world.hp))).for_each(|e, (c, a)| both.push((e, c.0, a.0)));
+    assert_eq!(both, [(new, 2, 2)]);
+    let mut both = Vec::new();
+    join((Added(&world.hp), Changed(&world.hp))).for_each(|e, (a, c)| both.push((e, a.0, c.0)));
+    assert_eq!(both, [(new, 2, 2)]);
+
+    // The same columns through an iterator (`next`) and a fold.
+    let changed: Vec<(Entity, i32)> = join(Changed(&world.hp))
+        .into_iter()
+        .map(|(e, hp)| (e, hp.0))
+        .collect();
+    assert_eq!(changed, [(old, 5), (new, 2)]);
+    let mut folded = Vec::new();
+    world
+        .query::<Changed<&Hp>>()
+        .for_each(|(e, hp)| folded.push((e, hp.0)));
+    assert_eq!(folded, changed);
+
+    // `Tag` (two entities) is shorter than the candidates (three, one a
+    // tombstone): it drives,
+    // and the change column checks each entity by handle.
+    let tagged: Vec<Entity> = world
+        .query::<(Changed<&Hp>, &Tag)>()
+        .map(|(e, _)| e)
+        .collect();
+    assert_eq!(tagged, [old]);
+    assert!(!world.query::<Changed<&Hp>>().any(|(e, _)| e == quiet));
+}

@@ -11,7 +11,7 @@
 use super::fetch::{Access, Cursor, IntoFetch, Many, ReadOnly, Zero};
 use super::filters::{Added, Changed};
 use super::plan::{Column, Planner};
-use crate::change::{Filter, Tracked, Window};
+use crate::change::{Filter, Tail, Tracked, Window};
 use crate::sparse_map::mark::Mark;
 use crate::sparse_map::{TrackedCursor, TrackedViewMut};
 use crate::{Entity, SparseMap};
@@ -98,6 +98,8 @@ impl<'w, C> Cursor for TrackedCursor<'w, C> {
 pub struct ChangedRef<'w, C> {
     map: &'w SparseMap<C, Tracked>,
     filter: Filter,
+    /// Set when its own candidates drive the walk (see [`Access::drive`]).
+    tail: Option<Tail<'w>>,
 }
 
 impl<C> Clone for ChangedRef<'_, C> {
@@ -112,7 +114,11 @@ impl<'w, C> ChangedRef<'w, C> {
     #[inline]
     pub(crate) fn new(map: &'w SparseMap<C, Tracked>, window: Window, added: bool) -> Self {
         let filter = map.log().filter(window, added);
-        ChangedRef { map, filter }
+        ChangedRef {
+            map,
+            filter,
+            tail: None,
+        }
     }
 }
 
@@ -140,8 +146,9 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     }
 
     #[inline]
-    fn get_owned(mut self, entity: Entity) -> Option<&'w C> {
-        self.next(entity, usize::MAX)
+    fn get_owned(self, entity: Entity) -> Option<&'w C> {
+        let slot = self.map.changed_slot(entity, usize::MAX, self.filter)?;
+        Some(&self.map.values()[slot])
     }
 
     /// Never called: a column of candidates is never walked packed.
@@ -155,9 +162,16 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
         self
     }
 
+    /// Each half is told again which slice drives it.
     #[inline]
     fn split_at(self, _mid: usize) -> (Self, Self) {
-        (self, self)
+        let whole = ChangedRef { tail: None, ..self };
+        (whole, whole)
+    }
+
+    #[inline]
+    fn drive(&mut self, driver: &[Entity]) {
+        self.tail = self.map.log().tail(self.filter, driver);
     }
 }
 
@@ -165,9 +179,14 @@ impl<'w, C> Cursor for ChangedRef<'w, C> {
     type Item = &'w C;
 
     #[inline]
-    fn next(&mut self, entity: Entity, slot: usize) -> Option<&'w C> {
+    fn next(&mut self, entity: Entity, hint: usize) -> Option<&'w C> {
         let map: &'w SparseMap<C, Tracked> = self.map;
-        let slot = map.changed_slot(entity, slot, self.filter)?;
+        let slot = match self.tail {
+            Some(tail) => map.log().pass_driven(self.filter, tail, entity, hint, || {
+                map.index_of_at(entity, hint)
+            })?,
+            None => map.changed_slot(entity, hint, self.filter)?,
+        };
         Some(&map.values()[slot])
     }
 }

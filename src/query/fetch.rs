@@ -105,6 +105,19 @@ pub trait Access<'w>: Sized {
     /// walk's driver (which is that column); read columns are shared. Only
     /// called when the plan has a writer walk.
     fn split_at(self, mid: usize) -> (Self, Self);
+
+    /// Tells each column which entities drive the walk about to start (the
+    /// `Walk::Driven` slice, before [`get`](Self::get) or
+    /// [`into_cursor`](Self::into_cursor)): each `slot` handed to them is
+    /// then a place in `driver`, and the entity there. A column whose own
+    /// entities are that very slice may read its records at that place
+    /// instead of checking the entity (a change filter's column, whose
+    /// candidates are its log's entries, does). Columns that look each
+    /// entity up ignore it.
+    #[inline]
+    fn drive(&mut self, driver: &[Entity]) {
+        let _ = driver;
+    }
 }
 
 /// Steps through a driven walk: [`next`](Cursor::next) is called once for
@@ -334,6 +347,11 @@ impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
         let (a, b) = self.0.split_at(mid);
         (Maybe(a), Maybe(b))
     }
+
+    #[inline]
+    fn drive(&mut self, driver: &[Entity]) {
+        self.0.drive(driver);
+    }
 }
 
 impl<C: Cursor> Cursor for Maybe<C> {
@@ -495,6 +513,12 @@ macro_rules! impl_tuples {
                 let ($($f,)+) = self;
                 $(let $f = $f.split_at(mid);)+
                 (($($f.0,)+), ($($f.1,)+))
+            }
+
+            #[inline]
+            fn drive(&mut self, driver: &[Entity]) {
+                let ($($f,)+) = self;
+                $($f.drive(driver);)+
             }
         }
 

@@ -53,7 +53,7 @@ enum State<'w, F: Access<'w>> {
 impl<'w, F: Access<'w>> QueryIter<'w, F> {
     /// Iterates `fetch` along `walk`, which a written column (if any) drives.
     #[inline]
-    fn along(fetch: F, walk: Walk<'w>, alive: Option<&'w EntityAllocator>) -> Self {
+    fn along(mut fetch: F, walk: Walk<'w>, alive: Option<&'w EntityAllocator>) -> Self {
         let state = match walk {
             Walk::Packed(entities) => State::Packed(
                 entities
@@ -61,11 +61,14 @@ impl<'w, F: Access<'w>> QueryIter<'w, F> {
                     .copied()
                     .zip(fetch.into_rows(entities.len())),
             ),
-            Walk::Driven(driver) => State::Driven {
-                entities: driver.iter().enumerate(),
-                cursor: fetch.into_cursor(),
-                alive,
-            },
+            Walk::Driven(driver) => {
+                fetch.drive(driver);
+                State::Driven {
+                    entities: driver.iter().enumerate(),
+                    cursor: fetch.into_cursor(),
+                    alive,
+                }
+            }
             Walk::Empty => State::Driven {
                 entities: [].iter().enumerate(),
                 cursor: fetch.into_cursor(),

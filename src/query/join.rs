@@ -145,6 +145,7 @@ impl<'w, F: Access<'w>> Join<'w, F> {
                 }
             }
             Walk::Driven(driver) => {
+                self.fetch.drive(driver);
                 for (slot, &entity) in driver.iter().enumerate() {
                     if let Some(items) = self.fetch.get(entity, slot) {
                         f(entity, items);

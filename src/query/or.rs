@@ -73,6 +73,12 @@ macro_rules! impl_or {
             fn split_at(self, _mid: usize) -> (Self, Self) {
                 (self, self)
             }
+
+            #[inline]
+            fn drive(&mut self, driver: &[Entity]) {
+                let ($($f,)+) = &mut self.0;
+                $($f.drive(driver);)+
+            }
         }
 
         #[allow(non_snake_case)]
