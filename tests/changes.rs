@@ -160,3 +160,41 @@ fn change_columns_sharing_candidates_each_apply_their_own_filter() {
     assert_eq!(tagged, [old]);
     assert!(!world.query::<Changed<&Hp>>().any(|(e, _)| e == quiet));
 }
+
+/// A `for` loop over `Changed<&mut C>` takes each value that passes by
+/// handle, whichever column drives, marks it again, and visits it once.
+#[test]
+fn a_for_loop_over_changed_mut_visits_each_change_once() {
+    let mut world = Game::new();
+    let all: Vec<Entity> = (0..40).map(|i| world.spawn_with((Hp(i),))).collect();
+    for &e in all.iter().step_by(10) {
+        world.add(e, Tag);
+    }
+    world.clear_changes();
+    let picked: Vec<Entity> = all.iter().copied().step_by(3).collect();
+    for &e in &picked {
+        world.hp.get_mut(e).unwrap();
+    }
+    // The candidates drive.
+    let mut visits = Vec::new();
+    for (e, hp) in world.query_mut::<Changed<&mut Hp>>() {
+        hp.0 += 1000;
+        visits.push(e);
+    }
+    assert_eq!(visits, picked);
+    assert_eq!(changed(&world), picked);
+    // `Tag` (4 entities) drives; only 0 and 30 are both tagged and picked.
+    let mut tagged = Vec::new();
+    for (e, ((), hp)) in world.query_mut::<(With<Tag>, Changed<&mut Hp>)>() {
+        hp.0 += 1000;
+        tagged.push(e);
+    }
+    assert_eq!(tagged, [all[0], all[30]]);
+    for (i, &e) in all.iter().enumerate() {
+        let writes = [i % 3 == 0, i % 30 == 0].iter().filter(|&&w| w).count();
+        assert_eq!(
+            world.get::<Hp>(e),
+            Some(&Hp(i as i32 + 1000 * writes as i32))
+        );
+    }
+}

@@ -207,6 +207,11 @@ fn compare_queries(grouped: &mut Grouped, plain: &mut Plain, live: &[(Entity, En
     let mut both_mut = Vec::new();
     join((&mut grouped.vel, &mut grouped.pos)).for_each(|e, (v, p)| both_mut.push((e, p.0, v.0)));
     assert_eq!(sorted(both_mut), expected, "join of two &mut");
+    let mut looped_mut = Vec::new();
+    for (e, (v, p)) in grouped.query_mut::<(&mut Vel, &mut Pos)>() {
+        looped_mut.push((e, p.0, v.0));
+    }
+    assert_eq!(sorted(looped_mut), expected, "for loop over two &mut");
     let filtered: Vec<_> = grouped
         .query::<(&Pos, With<Vel>)>()
         .map(|(e, (p, ()))| (e, p.0, grouped.vel.get(e).unwrap().0))
@@ -304,6 +309,23 @@ fn storages_moved_between_worlds_are_noticed() {
     std::mem::swap(&mut one.pos, &mut two.pos);
     assert_eq!(one.group_len::<(Pos, Vel)>(), None);
     assert_eq!(two.group_len::<(Pos, Vel)>(), None);
+    // Not packed any more (`one.pos` is two's, over the same handles): a
+    // `for` loop over both storages, borrowed as they are, is driven by
+    // one and takes the other's values by handle.
+    let mut pairs = Vec::new();
+    for (e, (pos, vel)) in join((&mut one.pos, &mut one.vel)) {
+        pos.0 += 100;
+        vel.0 += 10;
+        pairs.push((e, pos.0, vel.0));
+    }
+    assert_eq!(pairs.len(), 5);
+    for (e, pos, vel) in pairs {
+        assert_eq!(
+            (one.pos.get(e), one.vel.get(e)),
+            (Some(&Pos(pos)), Some(&Vel(vel)))
+        );
+        assert_eq!((pos - 100, vel - 10), (e.index() as i64, e.index() as i64));
+    }
 
     // Taken out, changed without it, put back: still noticed.
     let mut world = Grouped::new();

@@ -1,7 +1,7 @@
 //! `world.query_mut::<Q>()` for every element kind (`&C`, `&mut C`,
 //! `Option<&C>`, `Option<&mut C>`, `With<C>`, `Without<C>`), alone and in
 //! tuples of up to 8, run every way a `Join` can be run (`for_each`, `for`
-//! loops where the shape allows, `Join::get`, `Join::count`,
+//! loops, `Join::get`, `Join::count`,
 //! `World::get_many`), each checked against a brute force over
 //! `world.entities()` with `get`: the visited set, the items, and the values
 //! written. Also: the driver is the smallest required storage, `join` over
@@ -291,8 +291,8 @@ fn run_case(
     results
 }
 
-/// Every way to run the query `$q`, plus the extra runners named by flags:
-/// `iter` (a `for` loop over `query_mut`) and `ro` (`world.query`).
+/// Every way to run the query `$q` (a `for` loop over `query_mut` runs
+/// every shape), plus the runner named by the flag `ro` (`world.query`).
 macro_rules! case_impl {
     ($w:expr, $issued:expr, $label:expr, $spec:expr, $q:ty $(, $flag:ident)*) => {{
         let issued: &[Entity] = $issued;
@@ -316,6 +316,11 @@ macro_rules! case_impl {
                     }
                 }
             }),
+            runner("for loop", |w, sink| {
+                for (e, items) in w.query_mut::<$q>() {
+                    sink(e, observe(items));
+                }
+            }),
             $(flag_runner!($flag, $q),)*
         ];
         run_case(
@@ -329,13 +334,6 @@ macro_rules! case_impl {
 }
 
 macro_rules! flag_runner {
-    (iter, $q:ty) => {
-        runner("for loop", |w, sink| {
-            for (e, items) in w.query_mut::<$q>() {
-                sink(e, observe(items));
-            }
-        })
-    };
     (ro, $q:ty) => {
         runner("world.query", |w, sink| {
             for (e, items) in w.query::<$q>() {
@@ -452,17 +450,16 @@ fn single_elements() {
     let (mut world, issued) = populated(1);
     let w = &mut world;
     let i = &issued[..];
-    case!(w, i; single [&A]; iter ro);
-    case!(w, i; single [&H]; iter ro);
-    case!(w, i; single [&mut A]; iter);
-    case!(w, i; single [&mut H]; iter);
-    case!(w, i; single [With<B>]; iter ro);
-    case!(w, i; single [With<H>]; iter ro);
-    // One-element tuples. (`(&mut C,)` has no `for` loop: only bare `&mut C`
-    // and `(&mut C, R1, ..)` with at least one read-only element do.)
+    case!(w, i; single [&A]; ro);
+    case!(w, i; single [&H]; ro);
+    case!(w, i; single [&mut A]);
+    case!(w, i; single [&mut H]);
+    case!(w, i; single [With<B>]; ro);
+    case!(w, i; single [With<H>]; ro);
+    // One-element tuples.
     case!(w, i; [&mut C]);
-    case!(w, i; [&C]; iter ro);
-    case!(w, i; [With<C>]; iter ro);
+    case!(w, i; [&C]; ro);
+    case!(w, i; [With<C>]; ro);
 }
 
 #[test]
@@ -470,25 +467,25 @@ fn pairs() {
     let (mut world, issued) = populated(2);
     let w = &mut world;
     let i = &issued[..];
-    case!(w, i; [&mut A] [&B]; iter);
+    case!(w, i; [&mut A] [&B]);
     case!(w, i; [&B] [&mut A]);
     case!(w, i; [&mut A] [&mut B]);
-    case!(w, i; [&mut A] [Option<&B>]; iter);
+    case!(w, i; [&mut A] [Option<&B>]);
     case!(w, i; [&mut A] [Option<&mut B>]);
     case!(w, i; [Option<&mut A>] [&mut B]);
     case!(w, i; [Option<&mut A>] [&B]);
-    case!(w, i; [Option<&A>] [&B]; iter ro);
+    case!(w, i; [Option<&A>] [&B]; ro);
     case!(w, i; [Option<&A>] [&mut B]);
-    case!(w, i; [&mut A] [With<B>]; iter);
-    case!(w, i; [&mut A] [Without<B>]; iter);
+    case!(w, i; [&mut A] [With<B>]);
+    case!(w, i; [&mut A] [Without<B>]);
     case!(w, i; [With<A>] [&mut B]);
     case!(w, i; [Without<A>] [&mut B]);
-    case!(w, i; [&A] [&B]; iter ro);
-    case!(w, i; [&A] [With<H>]; iter ro);
-    case!(w, i; [&mut A] [&H]; iter);
-    case!(w, i; [&mut H] [&A]; iter);
-    case!(w, i; [With<A>] [Without<B>]; iter ro);
-    case!(w, i; [Without<H>] [&A]; iter ro);
+    case!(w, i; [&A] [&B]; ro);
+    case!(w, i; [&A] [With<H>]; ro);
+    case!(w, i; [&mut A] [&H]);
+    case!(w, i; [&mut H] [&A]);
+    case!(w, i; [With<A>] [Without<B>]; ro);
+    case!(w, i; [Without<H>] [&A]; ro);
     case!(w, i; [Option<&mut A>] [With<B>]);
     case!(w, i; [Without<C>] [Option<&mut D>] [With<A>]);
 }
@@ -499,27 +496,27 @@ fn triples_to_eights() {
     let w = &mut world;
     let i = &issued[..];
     // 3
-    case!(w, i; [&mut A] [&B] [Without<C>]; iter);
+    case!(w, i; [&mut A] [&B] [Without<C>]);
     case!(w, i; [&mut A] [&mut B] [Option<&mut C>]);
-    case!(w, i; [&A] [Option<&B>] [With<C>]; iter ro);
+    case!(w, i; [&A] [Option<&B>] [With<C>]; ro);
     case!(w, i; [With<F>] [&mut A] [Option<&C>]);
     // 4
     case!(w, i; [Option<&mut A>] [&mut B] [Without<C>] [&D]);
-    case!(w, i; [&mut F] [&A] [Option<&G>] [Without<H>]; iter);
-    case!(w, i; [&A] [&B] [Option<&C>] [Without<D>]; iter ro);
+    case!(w, i; [&mut F] [&A] [Option<&G>] [Without<H>]);
+    case!(w, i; [&A] [&B] [Option<&C>] [Without<D>]; ro);
     // 5
-    case!(w, i; [&mut A] [&B] [Option<&C>] [With<D>] [Without<E>]; iter);
+    case!(w, i; [&mut A] [&B] [Option<&C>] [With<D>] [Without<E>]);
     case!(w, i; [&mut A] [&mut B] [&mut F] [Option<&mut C>] [Option<&mut H>]);
     // 6
     case!(w, i; [&mut A] [&mut B] [&mut C] [Option<&mut D>] [Option<&E>] [Without<G>]);
-    case!(w, i; [&mut F] [Option<&A>] [Option<&B>] [Option<&C>] [Without<D>] [Option<&H>]; iter);
+    case!(w, i; [&mut F] [Option<&A>] [Option<&B>] [Option<&C>] [Without<D>] [Option<&H>]);
     // 7
-    case!(w, i; [&mut A] [&B] [Option<&C>] [With<F>] [Without<G>] [Option<&D>] [Option<&E>]; iter);
+    case!(w, i; [&mut A] [&B] [Option<&C>] [With<F>] [Without<G>] [Option<&D>] [Option<&E>]);
     case!(w, i; [Option<&mut A>] [Option<&mut B>] [Option<&mut C>] [Option<&mut D>] [Option<&mut E>] [Option<&mut G>] [&mut F]);
     // 8
-    case!(w, i; [&mut A] [&B] [Option<&C>] [Option<&D>] [Without<E>] [&F] [Option<&G>] [Option<&H>]; iter);
+    case!(w, i; [&mut A] [&B] [Option<&C>] [Option<&D>] [Without<E>] [&F] [Option<&G>] [Option<&H>]);
     case!(w, i; [&mut A] [&mut B] [Option<&mut C>] [Option<&mut D>] [Option<&mut E>] [&mut F] [Option<&mut G>] [Without<H>]);
-    case!(w, i; [&A] [&B] [Option<&C>] [Option<&D>] [Without<E>] [With<F>] [Option<&G>] [Option<&H>]; iter ro);
+    case!(w, i; [&A] [&B] [Option<&C>] [Option<&D>] [Without<E>] [With<F>] [Option<&G>] [Option<&H>]; ro);
     case!(w, i; [Option<&mut A>] [With<B>] [&mut C] [Without<D>] [Option<&E>] [&F] [Option<&mut G>] [Without<H>]);
     case!(w, i; [Option<&H>] [Option<&G>] [Without<F>] [Option<&mut E>] [&mut D] [Option<&C>] [Option<&B>] [Option<&mut A>]);
 }
@@ -547,10 +544,10 @@ fn shapes_after_churn_and_clear() {
         }
         let w = &mut world;
         let i = &issued[..];
-        case!(w, i; [&mut A] [&B] [Without<C>]; iter);
+        case!(w, i; [&mut A] [&B] [Without<C>]);
         case!(w, i; [Option<&mut A>] [&mut B] [With<F>]);
-        case!(w, i; [&A] [Option<&B>] [Without<H>]; iter ro);
-        case!(w, i; single [&mut F]; iter);
+        case!(w, i; [&A] [Option<&B>] [Without<H>]; ro);
+        case!(w, i; single [&mut F]);
         world.assert_invariants();
     }
 }

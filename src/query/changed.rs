@@ -8,12 +8,12 @@
 //! does), so `for_each` over `Changed<…>` costs O(entities changed), never
 //! a scan of the storage.
 
-use super::fetch::{Access, Cursor, IntoFetch, Many, ReadOnly, Zero};
+use super::fetch::{Access, Cursor, IntoFetch, ReadOnly};
 use super::filters::{Added, Changed};
 use super::plan::{Column, Planner};
 use crate::change::{Filter, Tail, Tracked, Window};
 use crate::sparse_map::mark::Mark;
-use crate::sparse_map::{TrackedCursor, TrackedViewMut};
+use crate::sparse_map::{ChangedCursor, TrackedCursor, TrackedViewMut};
 use crate::{Entity, SparseMap};
 
 // ----- a tracked `&mut C` -----
@@ -22,7 +22,6 @@ impl<'w, C: 'static> Access<'w> for TrackedViewMut<'w, C> {
     type Item<'a> = &'a mut C;
     type Rows = &'w mut [C];
     type Cursor = TrackedCursor<'w, C>;
-    type Writes = super::fetch::One;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -60,14 +59,19 @@ impl<'w, C: 'static> Access<'w> for TrackedViewMut<'w, C> {
     fn split_at(self, mid: usize) -> (Self, Self) {
         TrackedViewMut::split_at(self, mid)
     }
+
+    #[inline]
+    fn drive(&mut self, driver: &[Entity]) {
+        self.set_driver(driver);
+    }
 }
 
 impl<'w, C> Cursor for TrackedCursor<'w, C> {
     type Item = &'w mut C;
 
     #[inline]
-    fn next(&mut self, _entity: Entity, _slot: usize) -> Option<&'w mut C> {
-        self.next_value()
+    fn next(&mut self, entity: Entity, hint: usize) -> Option<&'w mut C> {
+        self.next_value(entity, hint)
     }
 }
 
@@ -126,7 +130,6 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     type Item<'a> = &'w C;
     type Rows = &'w [C];
     type Cursor = Self;
-    type Writes = Zero;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -175,6 +178,15 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     }
 }
 
+impl<'w, C> Cursor for ChangedCursor<'w, C> {
+    type Item = &'w mut C;
+
+    #[inline]
+    fn next(&mut self, entity: Entity, hint: usize) -> Option<&'w mut C> {
+        self.next_value(entity, hint)
+    }
+}
+
 impl<'w, C> Cursor for ChangedRef<'w, C> {
     type Item = &'w C;
 
@@ -198,9 +210,10 @@ impl<'w, C: 'static> ReadOnly<'w> for ChangedRef<'w, C> {}
 /// The column of `Changed<&mut C>` / `Added<&mut C>`: like [`ChangedRef`],
 /// handing out `&mut C` (which marks the value changed again, under the
 /// current stamp, so an observer sees it at its next look). Its candidates
-/// are copied aside when it is made, since its writes extend the log. Runs
-/// with [`Join::for_each`](super::Join::for_each) (a `for` loop cannot hand
-/// out `&mut` in candidate order).
+/// are copied aside when it is made, since its writes extend the log. In a
+/// `for` loop it hands out its values by handle, from a table of one
+/// pointer per stored value made when the loop starts;
+/// [`Join::for_each`](super::Join::for_each) needs no table.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -241,8 +254,7 @@ impl<'w, C> ChangedMut<'w, C> {
 impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
     type Item<'a> = &'a mut C;
     type Rows = &'w mut [C];
-    type Cursor = TrackedCursor<'w, C>;
-    type Writes = Many;
+    type Cursor = ChangedCursor<'w, C>;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -272,11 +284,11 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
         self.view.into_values_prefix(len)
     }
 
-    /// Never called: a written column of candidates cannot drive an
-    /// iterator, so its `Writes` is `Many` and no iterator is made.
+    /// Its candidates are not in dense order: whichever column drives, it
+    /// hands out its values by handle.
     #[inline]
-    fn into_cursor(self) -> TrackedCursor<'w, C> {
-        self.view.into_cursor()
+    fn into_cursor(self) -> ChangedCursor<'w, C> {
+        self.view.into_changed_cursor(self.filter)
     }
 
     /// Never called: the plan gives a written column of candidates no

@@ -7,13 +7,11 @@
 //! Every walk is generic over it; none of it can be implemented or called
 //! from outside the crate.
 
-use core::slice;
-
 use super::filters::{Maybe, With, Without};
 use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
 use crate::change::{Track, Tracked, Untracked};
-use crate::sparse_map::{TrackedViewMut, ViewMut};
+use crate::sparse_map::{Order, TrackedViewMut, ViewMut};
 use crate::{Entity, SparseMap};
 
 /// Storages borrowed for a query, for `'w`: `&SparseMap<C>` (reads),
@@ -78,10 +76,6 @@ pub trait Access<'w>: Sized {
     /// [`Cursor`]).
     type Cursor: Cursor<Item = Self::Item<'w>>;
 
-    /// How many required columns this fetch writes, as a type: an iterator
-    /// can run over a fetch that writes at most one (see [`AtMostOne`]).
-    type Writes: Count;
-
     /// Tells `planner` about each column, in order.
     fn plan(&self, planner: &mut Planner<'w>);
 
@@ -97,8 +91,8 @@ pub trait Access<'w>: Sized {
     /// with a `len` the plan found packed in every column.
     fn into_rows(self, len: usize) -> Self::Rows;
 
-    /// A cursor for a walk driven by the written column (or, if none is
-    /// written, by any required one).
+    /// A cursor for a driven walk ([`drive`](Self::drive) was told its
+    /// driver first).
     fn into_cursor(self) -> Self::Cursor;
 
     /// Splits the written column into its slots `..mid` and `mid..` of the
@@ -122,9 +116,10 @@ pub trait Access<'w>: Sized {
 
 /// Steps through a driven walk: [`next`](Cursor::next) is called once for
 /// every entity of the driver, in order, and says what that entity yields,
-/// if it matches. A written column's cursor hands out its values in dense
-/// order, which is the driver's order when it drives: so a `for` loop can
-/// give out `&mut` items in safe code.
+/// if it matches. A written column's cursor hands out `&mut` borrows that
+/// outlive each step, in safe code: in dense order if it drives (the
+/// driver's order), or taken out of a table by handle, each at most once,
+/// if another column drives.
 pub trait Cursor {
     /// What one entity yields.
     type Item;
@@ -132,59 +127,6 @@ pub trait Cursor {
     /// The items of `entity`, the driver's entity in slot `slot`.
     fn next(&mut self, entity: Entity, slot: usize) -> Option<Self::Item>;
 }
-
-// ----- counting written columns, as types -----
-
-/// No required column written.
-#[derive(Debug)]
-pub struct Zero;
-/// One required column written.
-#[derive(Debug)]
-pub struct One;
-/// Two or more columns written, or an optional one.
-#[derive(Debug)]
-pub struct Many;
-
-/// A count of written columns, as a type. Sealed.
-pub trait Count {
-    /// This count plus `O`.
-    type Plus<O: Count>: Count;
-    /// This count plus one.
-    type PlusOne: Count;
-    /// The count of an optional column holding this: a written optional
-    /// column cannot drive, so it counts as [`Many`].
-    type Optional: Count;
-}
-
-impl Count for Zero {
-    type Plus<O: Count> = O;
-    type PlusOne = One;
-    type Optional = Zero;
-}
-
-impl Count for One {
-    type Plus<O: Count> = O::PlusOne;
-    type PlusOne = Many;
-    type Optional = Many;
-}
-
-impl Count for Many {
-    type Plus<O: Count> = Many;
-    type PlusOne = Many;
-    type Optional = Many;
-}
-
-/// The bound a `for` loop over a [`Join`](super::Join) needs: the query
-/// writes at most one storage, and not an optional one.
-#[diagnostic::on_unimplemented(
-    message = "this query writes two storages (or an optional one), so a `for` loop cannot hand out its items",
-    label = "a `for` loop can hand out `&mut` into one storage only: the one it walks",
-    note = "use `.for_each(|entity, items| …)`, which runs every query shape; or, with the `rayon` feature, `.par_for_each`"
-)]
-pub trait AtMostOne {}
-
-impl AtMostOne for Zero {}
-impl AtMostOne for One {}
 
 // ----- the columns -----
 
@@ -205,7 +147,6 @@ impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     type Item<'a> = &'w C;
     type Rows = &'w [C];
     type Cursor = Self;
-    type Writes = Zero;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -256,7 +197,6 @@ impl<'w, C: 'static> Access<'w> for ViewMut<'w, C> {
     type Item<'a> = &'a mut C;
     type Rows = &'w mut [C];
     type Cursor = WriterCursor<'w, C>;
-    type Writes = One;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -287,27 +227,31 @@ impl<'w, C: 'static> Access<'w> for ViewMut<'w, C> {
 
     #[inline]
     fn into_cursor(self) -> WriterCursor<'w, C> {
-        let (_, values) = self.into_slices();
-        WriterCursor(values.iter_mut())
+        WriterCursor(self.into_order())
     }
 
     #[inline]
     fn split_at(self, mid: usize) -> (Self, Self) {
         ViewMut::split_at(self, mid)
     }
+
+    #[inline]
+    fn drive(&mut self, driver: &[Entity]) {
+        self.set_driver(driver);
+    }
 }
 
-/// The cursor of a written column, which drives the walk: its values in
-/// dense order, one per entity of the driver.
+/// The cursor of a written column: its values in dense order if it drives
+/// the walk, taken out by handle otherwise (see [`Cursor`]).
 #[derive(Debug)]
-pub struct WriterCursor<'w, C>(slice::IterMut<'w, C>);
+pub struct WriterCursor<'w, C>(Order<'w, C>);
 
 impl<'w, C> Cursor for WriterCursor<'w, C> {
     type Item = &'w mut C;
 
     #[inline]
-    fn next(&mut self, _entity: Entity, _slot: usize) -> Option<&'w mut C> {
-        self.0.next()
+    fn next(&mut self, entity: Entity, hint: usize) -> Option<&'w mut C> {
+        self.0.next(entity, hint).map(|(_, value)| value)
     }
 }
 
@@ -315,7 +259,6 @@ impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
     type Item<'a> = Option<F::Item<'a>>;
     type Rows = MaybeRows<F::Rows>;
     type Cursor = Maybe<F::Cursor>;
-    type Writes = <F::Writes as Count>::Optional;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -369,7 +312,6 @@ impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     type Item<'a> = ();
     type Rows = Units<'w>;
     type Cursor = Self;
-    type Writes = Zero;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -417,7 +359,6 @@ impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
     type Item<'a> = ();
     type Rows = NoRows;
     type Cursor = Self;
-    type Writes = Zero;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -463,12 +404,6 @@ impl<'w, C: 'static, K: Track> ReadOnly<'w> for Without<&'w SparseMap<C, K>> {}
 
 // ----- tuples -----
 
-/// `<A as Count>::Plus<B>` folded over a list of fetches' `Writes`.
-macro_rules! writes {
-    ($a:ident) => { $a::Writes };
-    ($a:ident, $($rest:ident),+) => { <$a::Writes as Count>::Plus<writes!($($rest),+)> };
-}
-
 macro_rules! impl_tuples {
     ($($f:ident),+) => {
         #[allow(non_snake_case)]
@@ -476,7 +411,6 @@ macro_rules! impl_tuples {
             type Item<'a> = ($($f::Item<'a>,)+);
             type Rows = Rows<($($f::Rows,)+)>;
             type Cursor = ($($f::Cursor,)+);
-            type Writes = writes!($($f),+);
 
             #[inline]
             fn plan(&self, planner: &mut Planner<'w>) {

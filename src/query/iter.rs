@@ -3,7 +3,7 @@
 use core::iter::{Copied, Enumerate, Zip};
 use core::{fmt, slice};
 
-use super::fetch::{Access, AtMostOne, Cursor, ReadOnly};
+use super::fetch::{Access, Cursor, ReadOnly};
 use super::plan::{Planner, Walk};
 use crate::{Entity, EntityAllocator};
 
@@ -48,6 +48,8 @@ enum State<'w, F: Access<'w>> {
         cursor: F::Cursor,
         alive: Option<&'w EntityAllocator>,
     },
+    /// Nothing matches (no column is required): no cursor is made.
+    Empty,
 }
 
 impl<'w, F: Access<'w>> QueryIter<'w, F> {
@@ -69,29 +71,20 @@ impl<'w, F: Access<'w>> QueryIter<'w, F> {
                     alive,
                 }
             }
-            Walk::Empty => State::Driven {
-                entities: [].iter().enumerate(),
-                cursor: fetch.into_cursor(),
-                alive,
-            },
+            Walk::Empty => State::Empty,
         };
         QueryIter { state }
     }
 
-    /// Iterates a fetch that writes at most one storage (a `for` loop over a
-    /// [`Join`](super::Join)).
+    /// Iterates a fetch (a `for` loop over a [`Join`](super::Join)): driven
+    /// by the written column if there is one that can drive, by the
+    /// shortest required one otherwise.
     #[inline]
-    pub(crate) fn new(fetch: F) -> Self
-    where
-        F::Writes: AtMostOne,
-    {
+    pub(crate) fn new(fetch: F) -> Self {
         let mut planner = Planner::new();
         fetch.plan(&mut planner);
-        let walk = planner
-            .finish()
-            .writer_walk
-            .expect("a fetch writing at most one required storage has a writer walk");
-        Self::along(fetch, walk, None)
+        let plan = planner.finish();
+        Self::along(fetch, plan.writer_walk.unwrap_or(plan.walk), None)
     }
 
     /// Iterates a world's read-only fetch as the world sees it: if a storage
@@ -145,6 +138,7 @@ impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
                 }
                 None
             }
+            State::Empty => None,
         }
     }
 
@@ -168,6 +162,7 @@ impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
                     None => acc,
                 }
             }),
+            State::Empty => init,
         }
     }
 
@@ -176,6 +171,7 @@ impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
         match &self.state {
             State::Packed(rows) => rows.size_hint(),
             State::Driven { entities, .. } => (0, Some(entities.len())),
+            State::Empty => (0, Some(0)),
         }
     }
 }
@@ -199,6 +195,7 @@ where
                 cursor: cursor.clone(),
                 alive: *alive,
             },
+            State::Empty => State::Empty,
         };
         QueryIter { state }
     }

@@ -3,7 +3,7 @@
 
 use core::marker::PhantomData;
 
-use super::fetch::{Access, AtMostOne, IntoFetch};
+use super::fetch::{Access, IntoFetch};
 use super::iter::QueryIter;
 use super::plan::{Planner, Walk};
 use crate::Entity;
@@ -51,10 +51,11 @@ pub fn join<'w, T: IntoFetch<'w>>(storages: T) -> Join<'w, T::Fetch> {
 /// A query ready to run: made by [`World::query_mut`](crate::World::query_mut)
 /// or [`join`].
 ///
-/// [`for_each`](Join::for_each) runs any query; a `for` loop and
-/// `par_for_each` work for the shapes listed in the [module docs](crate::query).
-/// A `for` loop over a query that writes two storages is a compile error
-/// whose first line says "`Join<…>` is not an iterator": use `for_each`.
+/// [`for_each`](Join::for_each) and a `for` loop run any query;
+/// `par_for_each` works for the shapes listed in the
+/// [module docs](crate::query). `for_each` is the fastest: a `for` loop
+/// over two written storages that are not exactly one owning group hands
+/// out the second's values from a table it makes when the loop starts.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -194,14 +195,13 @@ impl<'w, F: Access<'w>> Join<'w, F> {
     }
 }
 
-/// A `for` loop runs a query that writes at most one storage: the loop is
-/// driven by the storage it writes (by the smallest one, if it only reads),
-/// or walks an owning group's packed slots. See [`AtMostOne`] for the other
-/// shapes.
-impl<'w, F: Access<'w>> IntoIterator for Join<'w, F>
-where
-    F::Writes: AtMostOne,
-{
+/// A `for` loop runs every query shape. It walks an owning group's packed
+/// slots, or is driven by the storage it writes if it writes one (by the
+/// smallest required one otherwise). A written storage that does not drive
+/// (a second `&mut`, an `Option<&mut C>`, a `Changed<&mut C>`) hands out
+/// its values by handle, from a table of one pointer per value made when
+/// the loop starts: [`for_each`](Join::for_each) needs no table.
+impl<'w, F: Access<'w>> IntoIterator for Join<'w, F> {
     type Item = (Entity, F::Item<'w>);
     type IntoIter = QueryIter<'w, F>;
 

@@ -4,7 +4,7 @@
 //! query with an `Or` is driven by its required elements and never walks a
 //! packed group), its cursor, its `join` form and its query forms.
 
-use super::fetch::{Access, Cursor, IntoFetch, ReadOnly, Zero};
+use super::fetch::{Access, Cursor, IntoFetch, ReadOnly};
 use super::filters::{Or, With, Without};
 use super::plan::Planner;
 use super::rows::NoRows;
@@ -36,7 +36,6 @@ macro_rules! impl_or {
             type Item<'a> = ();
             type Rows = NoRows;
             type Cursor = Or<($($f::Cursor,)+)>;
-            type Writes = Zero;
 
             #[inline]
             fn plan(&self, planner: &mut Planner<'w>) {

@@ -31,7 +31,8 @@ pub use iter::{Iter, IterMut};
 use mark::{Mark, MarkSlot};
 use pages::EMPTY;
 use set::SparseSet;
-pub use view::{TrackedCursor, TrackedViewMut, ViewMut};
+pub(crate) use view::Order;
+pub use view::{ChangedCursor, TrackedCursor, TrackedViewMut, ViewMut};
 
 /// The storage of one component type: which entities have a `T`, and their
 /// values, packed.

@@ -1,5 +1,6 @@
 //! [`ViewMut`]: a storage that can change values but not membership.
 
+use alloc::vec::Vec;
 use core::fmt;
 
 use super::iter::IterMut;
@@ -42,6 +43,9 @@ pub struct ViewMut<'w, T> {
     offset: usize,
     mark: Mark,
     stamp: SyncStamp,
+    /// Its entities drive the walk about to start (see
+    /// [`set_driver`](Self::set_driver)).
+    drives: bool,
 }
 
 impl<'w, T> ViewMut<'w, T> {
@@ -61,6 +65,7 @@ impl<'w, T> ViewMut<'w, T> {
             offset: 0,
             mark,
             stamp,
+            drives: false,
         }
     }
 }
@@ -106,11 +111,7 @@ impl<'w, T> ViewMut<'w, T> {
     /// (generation checked).
     #[inline]
     fn index_of(&self, entity: Entity) -> Option<usize> {
-        let slot = (self.sparse.get(entity.index()) as usize).wrapping_sub(self.offset);
-        match self.dense.get(slot) {
-            Some(&stored) if stored == entity => Some(slot),
-            _ => None,
-        }
+        slot_of(self.sparse, self.dense, self.offset, entity)
     }
 
     /// `true` if `entity` has a value.
@@ -216,6 +217,39 @@ impl<'w, T> ViewMut<'w, T> {
         self.stamp
     }
 
+    /// Records whether `driver` (the entities a walk is about to follow)
+    /// is this view's own entity array: then its cursor hands out its
+    /// values in dense order; otherwise by handle (see [`Order`]).
+    #[inline]
+    pub(crate) fn set_driver(&mut self, driver: &[Entity]) {
+        self.drives = core::ptr::eq(self.dense, driver);
+    }
+
+    /// How a cursor hands out the values: in dense order if the view
+    /// drives the walk, by handle otherwise.
+    #[inline]
+    pub(crate) fn into_order(self) -> Order<'w, T> {
+        if self.drives {
+            Order::Dense {
+                values: self.data.iter_mut(),
+                next: 0,
+            }
+        } else {
+            Order::ByHandle(self.into_table())
+        }
+    }
+
+    /// The values in a table, to be taken out by handle.
+    #[inline]
+    fn into_table(self) -> ByHandle<'w, T> {
+        ByHandle {
+            sparse: self.sparse,
+            dense: self.dense,
+            offset: self.offset,
+            values: self.data.iter_mut().map(Some).collect(),
+        }
+    }
+
     /// The first `len` values, mutably, for the whole view lifetime.
     ///
     /// # Panics
@@ -241,6 +275,7 @@ impl<'w, T> ViewMut<'w, T> {
                 offset: self.offset,
                 mark: self.mark,
                 stamp: self.stamp,
+                drives: false,
             },
             ViewMut {
                 sparse: self.sparse,
@@ -249,8 +284,97 @@ impl<'w, T> ViewMut<'w, T> {
                 offset: self.offset + mid,
                 mark: self.mark,
                 stamp: self.stamp,
+                drives: false,
             },
         )
+    }
+}
+
+/// The view slot of `entity` among `dense` (a view's entities, whose first
+/// is storage slot `offset`), if it has a value there.
+#[inline]
+fn slot_of(sparse: &Pages, dense: &[Entity], offset: usize, entity: Entity) -> Option<usize> {
+    let slot = (sparse.get(entity.index()) as usize).wrapping_sub(offset);
+    match dense.get(slot) {
+        Some(&stored) if stored == entity => Some(slot),
+        _ => None,
+    }
+}
+
+/// How a written column's cursor hands out its values, one per step of a
+/// driven walk.
+#[derive(Debug)]
+pub(crate) enum Order<'w, T> {
+    /// The column drives the walk: its values in dense order, the walk's
+    /// entities being its own.
+    Dense {
+        values: core::slice::IterMut<'w, T>,
+        next: usize,
+    },
+    /// Another column drives: each value is taken out of a table by
+    /// handle. The table costs one pointer per value, made when the walk
+    /// starts; each value can be taken once, so no two items alias.
+    ByHandle(ByHandle<'w, T>),
+}
+
+impl<'w, T> Order<'w, T> {
+    /// The value for `entity`, the driver's entity at place `hint`, and
+    /// its view slot.
+    #[inline]
+    pub(crate) fn next(&mut self, entity: Entity, hint: usize) -> Option<(usize, &'w mut T)> {
+        match self {
+            Order::Dense { values, next } => {
+                let slot = *next;
+                *next += 1;
+                values.next().map(|value| (slot, value))
+            }
+            Order::ByHandle(table) => {
+                let slot = table.slot(entity, hint)?;
+                table.take(slot).map(|value| (slot, value))
+            }
+        }
+    }
+}
+
+/// A view's values in a table, each taken out by handle at most once: how
+/// a written column that does not drive an iterator hands out `&mut`
+/// borrows that outlive each step, in whatever order the driver visits.
+pub(crate) struct ByHandle<'w, T> {
+    sparse: &'w Pages,
+    dense: &'w [Entity],
+    offset: usize,
+    values: Vec<Option<&'w mut T>>,
+}
+
+impl<'w, T> ByHandle<'w, T> {
+    /// The view slot of `entity`, trying slot `hint` first.
+    #[inline]
+    pub(crate) fn slot(&self, entity: Entity, hint: usize) -> Option<usize> {
+        match self.dense.get(hint) {
+            Some(&stored) if stored == entity => Some(hint),
+            _ => slot_of(self.sparse, self.dense, self.offset, entity),
+        }
+    }
+
+    /// The storage slot of view slot 0.
+    #[inline]
+    pub(crate) fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The value in view slot `slot`, unless it was taken already.
+    #[inline]
+    pub(crate) fn take(&mut self, slot: usize) -> Option<&'w mut T> {
+        self.values.get_mut(slot)?.take()
+    }
+}
+
+impl<T> fmt::Debug for ByHandle<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ByHandle")
+            .field("values", &self.values.len())
+            .field("left", &self.values.iter().filter(|v| v.is_some()).count())
+            .finish()
     }
 }
 
@@ -402,15 +526,32 @@ impl<'w, T> TrackedViewMut<'w, T> {
         self.view.into_values_prefix(len)
     }
 
-    /// The values in dense order, each marked as it is handed out.
+    /// See [`ViewMut::set_driver`].
+    #[inline]
+    pub(crate) fn set_driver(&mut self, driver: &[Entity]) {
+        self.view.set_driver(driver);
+    }
+
+    /// The values in dense order if the view drives the walk, by handle
+    /// otherwise (see [`Order`]), each marked as it is handed out.
     #[inline]
     pub(crate) fn into_cursor(self) -> TrackedCursor<'w, T> {
         TrackedCursor {
-            entities: self.view.dense,
-            values: self.view.data.iter_mut(),
             offset: self.view.offset,
-            next: 0,
+            order: self.view.into_order(),
             log: self.log,
+        }
+    }
+
+    /// The values by handle, each handed out (and marked) if it passes
+    /// `filter`: the cursor of `Changed<&mut C>`, whose candidates are not
+    /// in dense order.
+    #[inline]
+    pub(crate) fn into_changed_cursor(self, filter: Filter) -> ChangedCursor<'w, T> {
+        ChangedCursor {
+            table: self.view.into_table(),
+            log: self.log,
+            filter,
         }
     }
 
@@ -435,27 +576,50 @@ impl<'w, T> TrackedViewMut<'w, T> {
     }
 }
 
-/// The cursor of a tracked written column: the values in dense order,
-/// each marked as it is handed out.
+/// The cursor of a tracked written column: its values in dense order if
+/// it drives the walk, by handle otherwise, each marked as it is handed
+/// out.
 #[derive(Debug)]
 pub struct TrackedCursor<'w, T> {
-    entities: &'w [Entity],
-    values: core::slice::IterMut<'w, T>,
+    order: Order<'w, T>,
     offset: usize,
-    next: usize,
     log: Option<&'w mut ChangeLog>,
 }
 
 impl<'w, T> TrackedCursor<'w, T> {
-    /// The next value in dense order, marked.
+    /// The value of `entity`, the driver's entity at place `hint`, marked.
     #[inline]
-    pub(crate) fn next_value(&mut self) -> Option<&'w mut T> {
-        let value = self.values.next()?;
-        let slot = self.next;
-        self.next += 1;
+    pub(crate) fn next_value(&mut self, entity: Entity, hint: usize) -> Option<&'w mut T> {
+        let (slot, value) = self.order.next(entity, hint)?;
         if let Some(log) = &mut self.log {
-            log.changed(self.offset + slot, self.entities[slot]);
+            log.changed(self.offset + slot, entity);
         }
+        Some(value)
+    }
+}
+
+/// The cursor of `Changed<&mut C>` / `Added<&mut C>`: the values that pass
+/// its filter, taken out by handle and marked as they are handed out.
+#[derive(Debug)]
+pub struct ChangedCursor<'w, T> {
+    table: ByHandle<'w, T>,
+    log: Option<&'w mut ChangeLog>,
+    filter: Filter,
+}
+
+impl<'w, T> ChangedCursor<'w, T> {
+    /// The value of `entity`, the driver's entity at place `hint`, if it
+    /// passes the filter; marked.
+    #[inline]
+    pub(crate) fn next_value(&mut self, entity: Entity, hint: usize) -> Option<&'w mut T> {
+        let log = self.log.as_deref_mut()?;
+        let table = &self.table;
+        let offset = table.offset();
+        let slot = log.pass(self.filter, entity, hint, || {
+            Some(offset + table.slot(entity, hint)?)
+        })?;
+        let value = self.table.take(slot.checked_sub(offset)?)?;
+        log.changed(slot, entity);
         Some(value)
     }
 }

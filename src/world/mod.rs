@@ -996,19 +996,20 @@ pub trait World: Storages {
 
     /// A query that may write: `Q` is one of `&C`, `&mut C`, `Option<&C>`,
     /// `Option<&mut C>`, `With<C>`, `Without<C>`, or a tuple of up to 8 of
-    /// them, each component at most once. Run it with
-    /// [`for_each`](Join::for_each): any shape, two `&mut` included. A `for`
-    /// loop works when the query writes at most one storage (`&mut C`
-    /// anywhere, the rest reading); over two `&mut`, rustc says "`Join<…>`
-    /// is not an iterator": use `for_each`. See [`Join`].
+    /// them, each component at most once. Run it with a `for` loop or
+    /// [`for_each`](Join::for_each): both take every shape, two `&mut`
+    /// included. `for_each` is the fastest; a `for` loop over two written
+    /// storages that are not exactly one owning group first makes a table
+    /// of one pointer per value of the second (see [`Join`]).
     ///
     /// Naming one component twice (`(&mut A, &A)`) is a compile error, as is
     /// a query with no required component; both are caught when the program
     /// is built (`cargo build`, `cargo test`), not by `cargo check`.
     ///
-    /// A `for` loop walks the storage it writes, while `for_each` walks the
-    /// *smallest* required one. When a filter or another component is much
-    /// rarer (`(&mut Velocity, With<Player>)`), prefer `for_each`.
+    /// A `for` loop walks the storage it writes (if one), while `for_each`
+    /// walks the *smallest* required one. When a filter or another
+    /// component is much rarer (`(&mut Velocity, With<Player>)`), prefer
+    /// `for_each`.
     ///
     /// ```
     /// use typed_ecs::prelude::*;

@@ -1,6 +1,6 @@
 // A `for` loop runs a query that writes one storage, wherever its `&mut`
-// element stands, and any read-only join; two written storages need
-// `for_each` (see compile-fail/query_mut_iterate_two_mut.rs).
+// element stands, and any read-only join (for more shapes, see
+// for_loop_every_shape.rs).
 use typed_ecs::prelude::*;
 
 pub struct Pos(f32);
