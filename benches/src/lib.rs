@@ -54,6 +54,11 @@ pub trait Instance {
     fn prepares(&self) -> bool {
         false
     }
+    /// Where the instance's main arrays are, as `(what, address)`, for the
+    /// `instances` binary to relate timings to layout. None by default.
+    fn addresses(&self) -> Vec<(&'static str, usize)> {
+        Vec::new()
+    }
 }
 
 /// One implementation of a scenario: its name and its (untimed) setup.

@@ -87,6 +87,14 @@ pub mod typed_ecs {
                 self.removed,
             )
         }
+        fn addresses(&self) -> Vec<(&'static str, usize)> {
+            vec![
+                ("B.entities", self.world.b.entities().as_ptr() as usize),
+                ("B.values", self.world.b.values().as_ptr() as usize),
+                ("A.entities", self.world.a.entities().as_ptr() as usize),
+                ("handles", self.entities.as_ptr() as usize),
+            ]
+        }
     }
 }
 
