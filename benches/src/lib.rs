@@ -124,6 +124,7 @@ pub(crate) use impls;
 pub const SCENARIOS: &[Scenario] = &[
     scenarios::simple_insert::SCENARIO,
     scenarios::simple_iter::SCENARIO,
+    scenarios::simple_iter::SCENARIO_PLAIN,
     scenarios::fragmented_iter::SCENARIO,
     scenarios::heavy_compute::SCENARIO,
     scenarios::heavy_compute::SCENARIO_PAR,
@@ -256,6 +257,11 @@ mod tests {
     #[test]
     fn simple_iter() {
         same_work(&scenarios::simple_iter::SCENARIO, 3);
+    }
+
+    #[test]
+    fn simple_iter_plain() {
+        same_work(&scenarios::simple_iter::SCENARIO_PLAIN, 3);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `simple_iter` (and `scaling`): `n` entities (10,000; `scaling`: 1k to
 //! 1M) with `(Transform, Position, Rotation, Velocity)`; timed: position +=
-//! velocity for every entity ([`integrate`]).
+//! velocity for every entity ([`integrate`]). `simple_iter_plain` is the
+//! same work with no group declared ([`plain`]; sparsey left out).
 //!
 //! - typed_ecs: a world with the owning group `(Position, Velocity)` (what
 //!   a game whose systems join them declares), and
@@ -45,6 +46,49 @@ pub const SCENARIO_SCALING: Scenario = Scenario {
 
 const IMPLS: &[crate::Impl] = crate::impls![typed_ecs, hecs, bevy, shipyard, sparsey, specs, raw];
 
+/// `simple_iter` over a world that declares no group: what a user who
+/// never declares one gets.
+pub const SCENARIO_PLAIN: Scenario = Scenario {
+    name: "simple_iter_plain",
+    what: "the work of `simple_iter` (position += velocity over every entity of (Transform, \
+           Position, Rotation, Velocity)) with no group declared",
+    sizes: &[10_000],
+    size_note: "",
+    test_size: 100,
+    fresh_state: false,
+    impls: &[
+        crate::Impl {
+            name: "typed_ecs",
+            setup: |n| Box::new(plain::setup(n)),
+        },
+        crate::Impl {
+            name: "hecs",
+            setup: |n| Box::new(hecs::setup(n)),
+        },
+        crate::Impl {
+            name: "bevy",
+            setup: |n| Box::new(bevy::setup(n)),
+        },
+        crate::Impl {
+            name: "shipyard",
+            setup: |n| Box::new(shipyard::setup(n)),
+        },
+        crate::Impl {
+            name: "specs",
+            setup: |n| Box::new(specs::setup(n)),
+        },
+        crate::Impl {
+            name: "raw",
+            setup: |n| Box::new(raw::setup(n)),
+        },
+    ],
+    notes: "typed_ecs declares no group: `query_mut::<(&mut Position, &Velocity)>().for_each(..)` \
+            is driven by one storage and looks each entity up in the other (the two storages \
+            list the entities in the same order, so each lookup finds it at the driver's slot). \
+            sparsey is left out: its `simple_iter` world packs the pair in a group, and without \
+            one it has no join of its own.",
+};
+
 /// Number of entities that matched, and the sum of every position.
 pub(crate) fn check<'a>(positions: impl IntoIterator<Item = &'a Position>) -> Check {
     let positions: Vec<&Position> = positions.into_iter().collect();
@@ -67,6 +111,41 @@ pub mod typed_ecs {
 
     pub fn setup(n: usize) -> State {
         let mut world = StdWorld::new();
+        for _ in 0..n {
+            world.spawn_with(std_entity());
+        }
+        State(world)
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            self.0
+                .query_mut::<(&mut Position, &Velocity)>()
+                .for_each(|_, (p, v)| integrate(p, v));
+        }
+        fn check(&self) -> Check {
+            check(
+                self.0
+                    .query::<(&Position, &Velocity)>()
+                    .map(|(_, (p, _))| p),
+            )
+        }
+    }
+}
+
+/// typed_ecs without a group, as `typed_ecs` in `simple_iter_plain`.
+pub mod plain {
+    use super::*;
+    use ::typed_ecs::prelude::*;
+
+    world! {
+        pub struct PlainWorld<Transform, Position, Rotation, Velocity>;
+    }
+
+    pub struct State(PlainWorld);
+
+    pub fn setup(n: usize) -> State {
+        let mut world = PlainWorld::new();
         for _ in 0..n {
             world.spawn_with(std_entity());
         }
