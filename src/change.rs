@@ -263,7 +263,6 @@ pub(crate) struct Filter {
 /// [`ChangeLog::tail`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Tail<'a> {
-    from: usize,
     slots: &'a [u32],
     stamps: &'a [u64],
 }
@@ -432,7 +431,6 @@ impl ChangeLog {
         let from = filter.from?;
         let candidates = self.entities.get(from..)?;
         core::ptr::eq(candidates, driver).then(|| Tail {
-            from,
             slots: &self.slots[from..],
             stamps: &self.stamps[from..],
         })
@@ -455,7 +453,7 @@ impl ChangeLog {
             return self.pass(filter, entity, place, lookup);
         };
         debug_assert_eq!(
-            self.entities.get(tail.from + place),
+            filter.from.and_then(|from| self.entities.get(from + place)),
             Some(&entity),
             "a driven walk's hint is the entity's place among the candidates"
         );

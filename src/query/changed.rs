@@ -16,55 +16,7 @@ use crate::sparse_map::mark::Mark;
 use crate::sparse_map::{ChangedCursor, TrackedCursor, TrackedViewMut};
 use crate::{Entity, SparseMap};
 
-// ----- a tracked `&mut C` -----
-
-impl<'w, C: 'static> Access<'w> for TrackedViewMut<'w, C> {
-    type Item<'a> = &'a mut C;
-    type Rows = &'w mut [C];
-    type Cursor = TrackedCursor<'w, C>;
-
-    #[inline]
-    fn plan(&self, planner: &mut Planner<'w>) {
-        planner.column(Column {
-            entities: self.entities(),
-            mark: self.mark(),
-            stamp: self.stamp(),
-            required: true,
-            written: true,
-            candidates: false,
-        });
-    }
-
-    #[inline]
-    fn get(&mut self, entity: Entity, slot: usize) -> Option<&mut C> {
-        self.get_mut_at(entity, slot)
-    }
-
-    #[inline]
-    fn get_owned(self, entity: Entity) -> Option<&'w mut C> {
-        self.into_mut(entity)
-    }
-
-    #[inline]
-    fn into_rows(self, len: usize) -> &'w mut [C] {
-        self.into_values_prefix(len)
-    }
-
-    #[inline]
-    fn into_cursor(self) -> TrackedCursor<'w, C> {
-        TrackedViewMut::into_cursor(self)
-    }
-
-    #[inline]
-    fn split_at(self, mid: usize) -> (Self, Self) {
-        TrackedViewMut::split_at(self, mid)
-    }
-
-    #[inline]
-    fn drive(&mut self, driver: &[Entity]) {
-        self.set_driver(driver);
-    }
-}
+// ----- a tracked `&mut C` (its `Access` is `ViewMut`'s, in `fetch`) -----
 
 impl<'w, C> Cursor for TrackedCursor<'w, C> {
     type Item = &'w mut C;

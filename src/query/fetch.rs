@@ -11,7 +11,7 @@ use super::filters::{Maybe, With, Without};
 use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
 use crate::change::{Track, Tracked, Untracked};
-use crate::sparse_map::{Order, TrackedViewMut, ViewMut};
+use crate::sparse_map::{Order, TrackedCursor, TrackedViewMut, ViewMut};
 use crate::{Entity, SparseMap};
 
 /// Storages borrowed for a query, for `'w`: `&SparseMap<C>` (reads),
@@ -193,53 +193,65 @@ impl<'w, C, K: Track> Cursor for &'w SparseMap<C, K> {
 
 impl<'w, C: 'static, K: Track> ReadOnly<'w> for &'w SparseMap<C, K> {}
 
-impl<'w, C: 'static> Access<'w> for ViewMut<'w, C> {
-    type Item<'a> = &'a mut C;
-    type Rows = &'w mut [C];
-    type Cursor = WriterCursor<'w, C>;
+/// The [`Access`] of a written storage's column: [`ViewMut`] and, for a
+/// tracked storage, [`TrackedViewMut`] (which marks what it hands out).
+/// They differ in their cursor alone, which `$into_cursor` makes.
+macro_rules! impl_written_column {
+    ($view:ident, $cursor:ident, $into_cursor:expr) => {
+        impl<'w, C: 'static> Access<'w> for $view<'w, C> {
+            type Item<'a> = &'a mut C;
+            type Rows = &'w mut [C];
+            type Cursor = $cursor<'w, C>;
 
-    #[inline]
-    fn plan(&self, planner: &mut Planner<'w>) {
-        planner.column(Column {
-            entities: self.entities(),
-            mark: self.mark(),
-            stamp: self.stamp(),
-            required: true,
-            written: true,
-            candidates: false,
-        });
-    }
+            #[inline]
+            fn plan(&self, planner: &mut Planner<'w>) {
+                planner.column(Column {
+                    entities: self.entities(),
+                    mark: self.mark(),
+                    stamp: self.stamp(),
+                    required: true,
+                    written: true,
+                    candidates: false,
+                });
+            }
 
-    #[inline]
-    fn get(&mut self, entity: Entity, slot: usize) -> Option<&mut C> {
-        self.get_mut_at(entity, slot)
-    }
+            #[inline]
+            fn get(&mut self, entity: Entity, slot: usize) -> Option<&mut C> {
+                self.get_mut_at(entity, slot)
+            }
 
-    #[inline]
-    fn get_owned(self, entity: Entity) -> Option<&'w mut C> {
-        self.into_mut(entity)
-    }
+            #[inline]
+            fn get_owned(self, entity: Entity) -> Option<&'w mut C> {
+                self.into_mut(entity)
+            }
 
-    #[inline]
-    fn into_rows(self, len: usize) -> &'w mut [C] {
-        self.into_values_prefix(len)
-    }
+            #[inline]
+            fn into_rows(self, len: usize) -> &'w mut [C] {
+                self.into_values_prefix(len)
+            }
 
-    #[inline]
-    fn into_cursor(self) -> WriterCursor<'w, C> {
-        WriterCursor(self.into_order())
-    }
+            #[inline]
+            fn into_cursor(self) -> $cursor<'w, C> {
+                $into_cursor(self)
+            }
 
-    #[inline]
-    fn split_at(self, mid: usize) -> (Self, Self) {
-        ViewMut::split_at(self, mid)
-    }
+            #[inline]
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                $view::split_at(self, mid)
+            }
 
-    #[inline]
-    fn drive(&mut self, driver: &[Entity]) {
-        self.set_driver(driver);
-    }
+            #[inline]
+            fn drive(&mut self, driver: &[Entity]) {
+                self.set_driver(driver);
+            }
+        }
+    };
 }
+
+impl_written_column!(ViewMut, WriterCursor, |view: ViewMut<'w, C>| {
+    WriterCursor(view.into_order())
+});
+impl_written_column!(TrackedViewMut, TrackedCursor, TrackedViewMut::into_cursor);
 
 /// The cursor of a written column: its values in dense order if it drives
 /// the walk, taken out by handle otherwise (see [`Cursor`]).

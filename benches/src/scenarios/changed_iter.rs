@@ -80,6 +80,31 @@ pub const RAW: &str = "raw";
 /// `1 / FRAMES` of the entities.
 pub const FRAMES: usize = 100;
 
+/// The four implementations of `changed_iter` / `changed_frame`, each
+/// wrapped by `$timed` ([`Timed::visit`] or [`Timed::frame`]).
+macro_rules! frame_impls {
+    ($timed:path) => {
+        &[
+            Impl {
+                name: TYPED_ECS_CHANGED,
+                setup: |n| Box::new($timed(typed_ecs::setup(n))),
+            },
+            Impl {
+                name: TYPED_ECS_FULL_SCAN,
+                setup: |n| Box::new($timed(typed_ecs_scan::setup(n))),
+            },
+            Impl {
+                name: BEVY_CHANGED,
+                setup: |n| Box::new($timed(bevy::setup(n))),
+            },
+            Impl {
+                name: RAW_DIRTY_LIST,
+                setup: |n| Box::new($timed(raw::setup(n))),
+            },
+        ]
+    };
+}
+
 /// The scenario: the visit of what changed, the writes off the clock.
 pub const SCENARIO: Scenario = Scenario {
     name: "changed_iter",
@@ -89,24 +114,7 @@ pub const SCENARIO: Scenario = Scenario {
     size_note: "",
     test_size: 1_000,
     fresh_state: false,
-    impls: &[
-        Impl {
-            name: TYPED_ECS_CHANGED,
-            setup: |n| Box::new(Timed::visit(typed_ecs::setup(n))),
-        },
-        Impl {
-            name: TYPED_ECS_FULL_SCAN,
-            setup: |n| Box::new(Timed::visit(typed_ecs_scan::setup(n))),
-        },
-        Impl {
-            name: BEVY_CHANGED,
-            setup: |n| Box::new(Timed::visit(bevy::setup(n))),
-        },
-        Impl {
-            name: RAW_DIRTY_LIST,
-            setup: |n| Box::new(Timed::visit(raw::setup(n))),
-        },
-    ],
+    impls: frame_impls!(Timed::visit),
     notes: "Before each run, off the clock, 1,000 entities (a different 1% every frame) get \
             position += velocity through a mutable lookup by handle; each run is timed on its \
             own. The full scan keeps a copy of each position (a `LastSeen` component grouped \
@@ -123,24 +131,7 @@ pub const SCENARIO_FRAME: Scenario = Scenario {
     size_note: "",
     test_size: 1_000,
     fresh_state: false,
-    impls: &[
-        Impl {
-            name: TYPED_ECS_CHANGED,
-            setup: |n| Box::new(Timed::frame(typed_ecs::setup(n))),
-        },
-        Impl {
-            name: TYPED_ECS_FULL_SCAN,
-            setup: |n| Box::new(Timed::frame(typed_ecs_scan::setup(n))),
-        },
-        Impl {
-            name: BEVY_CHANGED,
-            setup: |n| Box::new(Timed::frame(bevy::setup(n))),
-        },
-        Impl {
-            name: RAW_DIRTY_LIST,
-            setup: |n| Box::new(Timed::frame(raw::setup(n))),
-        },
-    ],
+    impls: frame_impls!(Timed::frame),
     notes: "`changed_iter` with the writes on the clock: the 1,000 writes by handle are random \
             accesses among 100,000 entities, the same for every implementation but for what \
             tracking adds to each: bevy sets the row's change tick; raw sets a dirty flag and \
@@ -519,30 +510,5 @@ pub mod tracked {
         group (Position, Velocity);
     }
 
-    pub struct State(TrackedStdWorld);
-
-    pub fn setup(n: usize) -> State {
-        let mut world = TrackedStdWorld::new();
-        for _ in 0..n {
-            world.spawn_with(std_entity());
-        }
-        world.clear_changes();
-        State(world)
-    }
-
-    impl Instance for State {
-        fn run(&mut self) {
-            self.0
-                .query_mut::<(&mut Position, &Velocity)>()
-                .for_each(|_, (p, v)| integrate(p, v));
-            self.0.clear_changes();
-        }
-        fn check(&self) -> Check {
-            check(
-                self.0
-                    .query::<(&Position, &Velocity)>()
-                    .map(|(_, (p, _))| p),
-            )
-        }
-    }
+    crate::scenarios::simple_iter::typed_ecs_state!(TrackedStdWorld, then clear_changes);
 }

@@ -98,6 +98,44 @@ pub(crate) fn check<'a>(positions: impl IntoIterator<Item = &'a Position>) -> Ch
     ]
 }
 
+/// typed_ecs's implementation over the world `$world` (the same work with or
+/// without a group, tracked or not): spawned one at a time, then
+/// `query_mut::<(&mut Position, &Velocity)>().for_each(..)`; with `then
+/// method`, `world.method()` after the spawns and after each run (a tracked
+/// world's `clear_changes`).
+macro_rules! typed_ecs_state {
+    ($world:ident $(, then $after:ident)?) => {
+        pub struct State($world);
+
+        pub fn setup(n: usize) -> State {
+            let mut world = $world::new();
+            for _ in 0..n {
+                world.spawn_with(std_entity());
+            }
+            $(world.$after();)?
+            State(world)
+        }
+
+        impl Instance for State {
+            fn run(&mut self) {
+                self.0
+                    .query_mut::<(&mut Position, &Velocity)>()
+                    .for_each(|_, (p, v)| integrate(p, v));
+                $(self.0.$after();)?
+            }
+            fn check(&self) -> Check {
+                check(
+                    self.0
+                        .query::<(&Position, &Velocity)>()
+                        .map(|(_, (p, _))| p),
+                )
+            }
+        }
+    };
+}
+
+pub(crate) use typed_ecs_state;
+
 pub mod typed_ecs {
     use super::*;
     use ::typed_ecs::prelude::*;
@@ -107,30 +145,7 @@ pub mod typed_ecs {
         group (Position, Velocity);
     }
 
-    pub struct State(StdWorld);
-
-    pub fn setup(n: usize) -> State {
-        let mut world = StdWorld::new();
-        for _ in 0..n {
-            world.spawn_with(std_entity());
-        }
-        State(world)
-    }
-
-    impl Instance for State {
-        fn run(&mut self) {
-            self.0
-                .query_mut::<(&mut Position, &Velocity)>()
-                .for_each(|_, (p, v)| integrate(p, v));
-        }
-        fn check(&self) -> Check {
-            check(
-                self.0
-                    .query::<(&Position, &Velocity)>()
-                    .map(|(_, (p, _))| p),
-            )
-        }
-    }
+    typed_ecs_state!(StdWorld);
 }
 
 /// typed_ecs without a group, as `typed_ecs` in `simple_iter_plain`.
@@ -142,30 +157,7 @@ pub mod plain {
         pub struct PlainWorld<Transform, Position, Rotation, Velocity>;
     }
 
-    pub struct State(PlainWorld);
-
-    pub fn setup(n: usize) -> State {
-        let mut world = PlainWorld::new();
-        for _ in 0..n {
-            world.spawn_with(std_entity());
-        }
-        State(world)
-    }
-
-    impl Instance for State {
-        fn run(&mut self) {
-            self.0
-                .query_mut::<(&mut Position, &Velocity)>()
-                .for_each(|_, (p, v)| integrate(p, v));
-        }
-        fn check(&self) -> Check {
-            check(
-                self.0
-                    .query::<(&Position, &Velocity)>()
-                    .map(|(_, (p, _))| p),
-            )
-        }
-    }
+    typed_ecs_state!(PlainWorld);
 }
 
 pub mod hecs {
