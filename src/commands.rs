@@ -9,12 +9,13 @@ use alloc::vec::Vec;
 use core::any::type_name;
 use core::fmt;
 
+use crate::component::BundleParts;
 use crate::deferred::{add_now, remove_now, OnPresent};
 use crate::entity::RESERVATION_LIMIT;
 use crate::seal::TOKEN;
 use crate::world::storages::{Column, ColumnOf, EachStorage, Storages};
 use crate::world::{detach, sync};
-use crate::{Bundle, Contains, Entity};
+use crate::{Contains, Entity};
 
 // Applying takes each command out of its queue, and out of `len`, before
 // acting on it, and acts on the world before anything is dropped; a
@@ -502,7 +503,7 @@ impl<W: Storages> Commands<W> {
     /// assert!(world.has::<Vel>(report.spawned()[0]));
     /// ```
     #[track_caller]
-    pub fn spawn_with<B: Bundle<W>>(&mut self, bundle: B) -> Entity {
+    pub fn spawn_with<B: BundleParts<W>>(&mut self, bundle: B) -> Entity {
         let () = B::EACH_COMPONENT_ONCE;
         let entity = self.spawn();
         let before = self.len;

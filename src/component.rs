@@ -143,9 +143,18 @@ impl<W: Storages, C: Column<W>> Contains<C> for W {
 /// let mut world = Game::new();
 /// let e = world.spawn_with((Pos(0.0, 1.0), Name("ball")));
 /// assert!(world.has::<Pos>(e) && world.has::<Name>(e));
+///
+/// // Generic over the bundle, on a concrete world.
+/// fn spawn_two<B: Bundle<Game>>(world: &mut Game, make: impl Fn() -> B) {
+///     world.spawn_with(make());
+///     world.spawn_with(make());
+/// }
+/// spawn_two(&mut world, || (Name("twin"),));
+/// assert_eq!(world.name.len(), 3);
 /// ```
 ///
-/// The same component twice is rejected when the program is built:
+/// The same component twice is a type error, which `cargo check` reports
+/// at the call ("`Pos` is named twice in one query or bundle of `Game`"):
 ///
 /// ```compile_fail
 /// # use typed_ecs::prelude::*;
@@ -154,9 +163,16 @@ impl<W: Storages, C: Column<W>> Contains<C> for W {
 /// let mut world = Game::new();
 /// world.spawn_with((Pos(0.0, 1.0), Pos(2.0, 3.0))); // error: the same component twice
 /// ```
-pub trait Bundle<W: Storages>: parts::BundleParts<W> {}
+///
+/// Code generic over the world (`W: World + Contains<Pos>`) cannot prove
+/// that two components differ, so the [`World`](crate::World) trait's
+/// spawning methods take any [`BundleParts`], and check that each component
+/// appears once when the program is built.
+pub trait Bundle<W: Storages>: BundleParts<W> + DistinctComponents<W> {}
 
-impl<W: Storages, B: parts::BundleParts<W>> Bundle<W> for B {}
+impl<W: Storages, B: BundleParts<W> + DistinctComponents<W>> Bundle<W> for B {}
+
+pub use parts::BundleParts;
 
 /// The plumbing of a bundle: what spawning needs of it. Sealed: only the
 /// tuples below implement it, and its methods take a [`Token`] only this
@@ -167,6 +183,29 @@ pub(crate) mod parts {
     use crate::world::storages::Storages;
     use crate::Entity;
 
+    /// The shape of a bundle: a tuple of up to 16 components of `W`. What
+    /// the [`World`](crate::World) trait's spawning methods take, so that
+    /// code generic over the world can spawn; unlike [`Bundle`](super::Bundle)
+    /// it does not prove that each component appears once (the methods
+    /// check that when the program is built). Sealed: its methods take a
+    /// token only this crate can make.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Pos(i32);
+    /// struct Vel(i32);
+    /// world! { struct Game<Pos, Vel>; }
+    ///
+    /// // Generic over the world: any world with both components.
+    /// fn spawn_mover<W: World + Contains<Pos> + Contains<Vel>>(world: &mut W) -> Entity {
+    ///     world.spawn_with((Pos(0), Vel(1)))
+    /// }
+    ///
+    /// let mut world = Game::new();
+    /// let e = spawn_mover(&mut world);
+    /// assert!(world.has::<Vel>(e));
+    /// ```
     pub trait BundleParts<W: Storages>: Sized {
         /// Number of components in the bundle.
         const LEN: usize;
@@ -199,6 +238,32 @@ pub(crate) mod parts {
         /// Gives the values pushed by `push_values` their entities.
         fn attach(world: &mut W, entities: &[Entity], token: Token);
     }
+}
+
+/// The half of [`Bundle`] that the type checker proves: the tuple's
+/// components are different components of `W`, each pair meeting a
+/// `Differ` bound on their storage indices as types. Not public API:
+/// write `Bundle<W>`.
+#[doc(hidden)] // Reached through `Bundle` only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` may hold a component of `{W}` twice",
+    label = "not known to hold each component once",
+    note = "bound the bundle by `Bundle<{W}>`, which includes this check"
+)]
+pub trait DistinctComponents<W> {}
+
+/// A bundle element's `Id`.
+macro_rules! bundle_id {
+    ($c:ident) => {
+        <$c as Column<W>>::Id
+    };
+}
+
+/// A bundle element, as a failed check names it.
+macro_rules! itself {
+    ($c:ident) => {
+        $c
+    };
 }
 
 macro_rules! one {
@@ -243,6 +308,8 @@ macro_rules! impl_bundle {
                 $(<W as Contains<$c>>::sparse_map_mut(world).attach(entities);)*
             }
         }
+
+        crate::indices::impl_pairwise!(DistinctComponents<W> where [W: Storages, $($c: Column<W>,)*] bundle_id itself; $($c),*);
     };
 }
 

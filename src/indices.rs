@@ -236,3 +236,96 @@ mod tests {
         assert!(contains(&[1, 5], 5) && !contains(&[1, 5], 4));
     }
 }
+
+// ----- the same checks as trait bounds, so that `cargo check` sees them -----
+//
+// A `const` check fails only when the program is built, and its error
+// points into this crate. A trait bound fails in `cargo check` and
+// rust-analyzer, at the caller's line. So each component of a world also
+// has its storage index as a type, an [`Id`], and [`Differ`] holds exactly
+// for two different `Id`s: a tuple that names each component once meets
+// one `Differ` bound per pair of its elements.
+
+/// How many binary digits an [`Id`] has: a world has at most
+/// `1 << ID_DIGITS` components (`world!` checks).
+pub const ID_DIGITS: usize = 12;
+
+/// A storage index as a type: its binary digits, lowest first (`Id<1, 0,
+/// …>` is index 1). `2` is what [`Differ`] shifts in behind the digits it
+/// has compared, so two equal `Id`s end as all `2`s, where no impl is.
+#[derive(Debug)]
+pub struct Id<
+    const D0: u8,
+    const D1: u8,
+    const D2: u8,
+    const D3: u8,
+    const D4: u8,
+    const D5: u8,
+    const D6: u8,
+    const D7: u8,
+    const D8: u8,
+    const D9: u8,
+    const D10: u8,
+    const D11: u8,
+>;
+
+/// The `Id` of a query element that names several components (an `Or`):
+/// it differs from every `Id`, and the `const` check covers it.
+#[derive(Debug)]
+pub struct Several;
+
+/// Digit `k` of `index`, for `world!` to spell a component's [`Id`].
+pub const fn digit(index: usize, k: usize) -> u8 {
+    ((index >> k) & 1) as u8
+}
+
+/// `A` and `B` are different [`Id`]s, for `Self` (the component whose `Id`
+/// is `A`) in the world `W`. When it fails, `Self` is a component named
+/// twice, and the message says so at the caller's line.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is named twice in one query or bundle of `{W}`",
+    label = "`{Self}` appears twice here",
+    note = "each component may appear once in a query or a bundle; \
+            in a query, `&mut {Self}` alone both reads and writes it"
+)]
+pub trait Differ<W, A, B> {}
+
+macro_rules! impl_differ {
+    ($($x:ident $y:ident),+) => {
+        impl<C, W, $(const $x: u8, const $y: u8),+> Differ<W, Id<0, $($x),+>, Id<1, $($y),+>> for C {}
+        impl<C, W, $(const $x: u8, const $y: u8),+> Differ<W, Id<1, $($x),+>, Id<0, $($y),+>> for C {}
+        impl<C, W, $(const $x: u8, const $y: u8),+> Differ<W, Id<0, $($x),+>, Id<0, $($y),+>> for C
+        where
+            C: Differ<W, Id<$($x,)+ 2>, Id<$($y,)+ 2>>,
+        {
+        }
+        impl<C, W, $(const $x: u8, const $y: u8),+> Differ<W, Id<1, $($x),+>, Id<1, $($y),+>> for C
+        where
+            C: Differ<W, Id<$($x,)+ 2>, Id<$($y,)+ 2>>,
+        {
+        }
+        impl<C, W, B> Differ<W, Several, B> for C {}
+        impl<C, W, $(const $x: u8),+, const X0: u8> Differ<W, Id<X0, $($x),+>, Several> for C {}
+    };
+}
+
+impl_differ!(X1 Y1, X2 Y2, X3 Y3, X4 Y4, X5 Y5, X6 Y6, X7 Y7, X8 Y8, X9 Y9, X10 Y10, X11 Y11);
+
+/// Implements a marker trait for tuples whose elements are pairwise
+/// [`Differ`], with the bounds `$init` besides: `$id!(T)` is the element
+/// `T`'s `Id`, and `$of!(T)` the component a failure names.
+macro_rules! impl_pairwise {
+    ($tr:ident<$w:ident> where [$($init:tt)*] $id:ident $of:ident; $($t:ident),*) => {
+        $crate::indices::impl_pairwise!(@pairs $tr<$w> $id $of [$($t),*] [$($init)*] $($t),*);
+    };
+    (@pairs $tr:ident<$w:ident> $id:ident $of:ident [$($all:ident),*] [$($bounds:tt)*]) => {
+        impl<$w, $($all),*> $tr<$w> for ($($all,)*) where $($bounds)* {}
+    };
+    (@pairs $tr:ident<$w:ident> $id:ident $of:ident [$($all:ident),*] [$($bounds:tt)*]
+        $head:ident $(, $tail:ident)*) => {
+        $crate::indices::impl_pairwise!(@pairs $tr<$w> $id $of [$($all),*]
+            [$($bounds)* $($of!($head): $crate::indices::Differ<$w, $id!($head), $id!($tail)>,)*]
+            $($tail),*);
+    };
+}
+pub(crate) use impl_pairwise;

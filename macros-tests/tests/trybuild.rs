@@ -3,8 +3,10 @@
 //! `TRYBUILD=overwrite cargo test -p macros-tests`, then read the diff.
 //!
 //! The pass cases make trybuild run a full `cargo build` rather than
-//! `cargo check`, which the bundle-duplicate case needs: that error comes from
-//! a constant evaluated at code generation.
+//! `cargo check`, which two cases need: a query with no required term and an
+//! `Or` naming a component again are caught by constants evaluated at code
+//! generation. A component twice in a query or a bundle is a trait-bound
+//! error (E0277), which `cargo check` reports too.
 
 #[test]
 fn ui() {

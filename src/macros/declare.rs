@@ -34,6 +34,7 @@ macro_rules! __world_declare {
             const __RESOURCES: &[&str] = &[$($crate::__private::core::stringify!($res)),*];
 
             $crate::__world_storages! { $vis $name { $($field : $ty),+ } resources { $($res : $res_ty),* } }
+            $crate::__world_checked! { $name }
             $crate::__world_groups! { $name $( group ( $($group),+ ) ; )* }
             $crate::__world_components! { $name { $($field : $ty),+ } tracked [$($tracked,)*] }
             $crate::__world_resources! { $name { $($res : $res_ty),* } }
@@ -221,6 +222,106 @@ macro_rules! __world_storages {
     };
 }
 
+/// The world's own `spawn_with`, `try_spawn_with`, `spawn_batch`,
+/// `try_spawn_batch`, `query_mut` and `get_many`: the `World` methods, with
+/// one more bound each (`DistinctComponents` or `DistinctTerms`), so that a
+/// component named twice is a trait-bound error that `cargo check` reports
+/// at the caller's line. A method call finds these before the trait's. Not
+/// public API.
+#[doc(hidden)] // Called by `__world_declare!` only.
+#[macro_export]
+macro_rules! __world_checked {
+    ($name:ident) => {
+        // Hidden: the `World` methods are the documented ones, and these
+        // only forward to them.
+        #[doc(hidden)]
+        impl $name {
+            #[track_caller]
+            #[inline]
+            pub fn spawn_with<__B>(&mut self, bundle: __B) -> $crate::Entity
+            where
+                __B: $crate::Bundle<Self> + $crate::__private::DistinctComponents<Self>,
+            {
+                <Self as $crate::World>::spawn_with(self, bundle)
+            }
+
+            #[inline]
+            pub fn try_spawn_with<__B>(
+                &mut self,
+                bundle: __B,
+            ) -> $crate::__private::core::result::Result<$crate::Entity, $crate::SpawnError<__B>>
+            where
+                __B: $crate::Bundle<Self> + $crate::__private::DistinctComponents<Self>,
+            {
+                <Self as $crate::World>::try_spawn_with(self, bundle)
+            }
+
+            #[track_caller]
+            #[inline]
+            pub fn spawn_batch<__B, __I>(&mut self, bundles: __I) -> $crate::__private::Vec<$crate::Entity>
+            where
+                __B: $crate::Bundle<Self> + $crate::__private::DistinctComponents<Self>,
+                __I: $crate::__private::core::iter::IntoIterator<Item = __B>,
+            {
+                <Self as $crate::World>::spawn_batch(self, bundles)
+            }
+
+            #[allow(clippy::type_complexity)]
+            #[inline]
+            pub fn try_spawn_batch<__B, __I>(
+                &mut self,
+                bundles: __I,
+            ) -> $crate::__private::core::result::Result<
+                $crate::__private::Vec<$crate::Entity>,
+                $crate::SpawnError<(
+                    $crate::__private::Vec<$crate::Entity>,
+                    $crate::__private::core::iter::Chain<
+                        $crate::__private::core::iter::Once<__B>,
+                        <__I as $crate::__private::core::iter::IntoIterator>::IntoIter,
+                    >,
+                )>,
+            >
+            where
+                __B: $crate::Bundle<Self> + $crate::__private::DistinctComponents<Self>,
+                __I: $crate::__private::core::iter::IntoIterator<Item = __B>,
+            {
+                <Self as $crate::World>::try_spawn_batch(self, bundles)
+            }
+
+            #[inline]
+            pub fn query_mut<'w, __Q>(
+                &'w mut self,
+            ) -> $crate::Join<'w, <__Q as $crate::__private::QueryParts<'w, Self>>::Fetch>
+            where
+                __Q: $crate::QueryMut<'w, Self> + $crate::__private::DistinctTerms<Self>,
+            {
+                // The checks left to the build (an `Or`'s components, one
+                // required term), here so that their errors name the caller.
+                let () = <__Q as $crate::__private::QueryParts<'w, Self>>::EACH_COMPONENT_ONCE;
+                let () = <__Q as $crate::__private::QueryParts<'w, Self>>::ONE_REQUIRED;
+                <Self as $crate::World>::query_mut::<__Q>(self)
+            }
+
+            #[inline]
+            pub fn get_many<'w, __Q>(
+                &'w mut self,
+                entity: $crate::Entity,
+            ) -> $crate::__private::core::option::Option<
+                <<__Q as $crate::__private::QueryParts<'w, Self>>::Fetch as $crate::__private::Access<'w>>::Item<'w>,
+            >
+            where
+                __Q: $crate::QueryMut<'w, Self> + $crate::__private::DistinctTerms<Self>,
+            {
+                // The checks left to the build (an `Or`'s components, one
+                // required term), here so that their errors name the caller.
+                let () = <__Q as $crate::__private::QueryParts<'w, Self>>::EACH_COMPONENT_ONCE;
+                let () = <__Q as $crate::__private::QueryParts<'w, Self>>::ONE_REQUIRED;
+                <Self as $crate::World>::get_many::<__Q>(self, entity)
+            }
+        }
+    };
+}
+
 /// The owning groups: the grouped components' indices, checked to be
 /// distinct, and the visitors over the groups. Not public API.
 #[doc(hidden)] // Called by `__world_declare!` only.
@@ -277,6 +378,12 @@ macro_rules! __world_components {
             }
         };
 
+        // Each component's `Id` has room for its index.
+        const _: () = $crate::__private::core::assert!(
+            __FIELDS.len() <= 1 << $crate::__private::ID_DIGITS,
+            "a world has at most 4096 components"
+        );
+
         $(
             impl $crate::__private::TrackedColumn<$name> for $tracked {}
         )*
@@ -288,6 +395,21 @@ macro_rules! __world_components {
 
                 type Track = $crate::__private::TrackKind<
                     { $crate::__private::is_listed(__TRACKED, $crate::__private::core::stringify!($ty)) },
+                >;
+
+                type Id = $crate::__private::Id<
+                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 0) },
+                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 1) },
+                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 2) },
+                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 3) },
+                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 4) },
+                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 5) },
+                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 6) },
+                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 7) },
+                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 8) },
+                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 9) },
+                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 10) },
+                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 11) },
                 >;
 
                 #[inline]

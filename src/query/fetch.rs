@@ -73,7 +73,7 @@ pub trait Access<'w>: Sized {
     type Rows: IntoIterator<Item = Self::Item<'w>> + SplitRows;
 
     /// What a walk the written column drives steps through (see
-    /// [`Cursor`]).
+    /// `Cursor`, in this module).
     type Cursor: Cursor<Item = Self::Item<'w>>;
 
     /// Tells `planner` about each column, in order.

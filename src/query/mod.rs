@@ -65,7 +65,7 @@ mod or;
 mod par;
 pub(crate) mod plan;
 mod rows;
-mod terms;
+pub(crate) mod terms;
 
 pub use changed::{ChangedMut, ChangedRef};
 pub use fetch::{Fetch, IntoFetch, ReadOnly, Writable};
@@ -73,4 +73,4 @@ pub use filters::{Added, Changed, Maybe, Or, With, Without};
 pub use iter::QueryIter;
 pub use join::{join, Join};
 pub use or::Filter;
-pub use terms::{Query, QueryMut, QueryTerm};
+pub use terms::{Query, QueryMut, QueryParts, QueryTerm};

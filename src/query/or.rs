@@ -8,7 +8,7 @@ use super::fetch::{Access, Cursor, IntoFetch, ReadOnly};
 use super::filters::{Or, With, Without};
 use super::plan::Planner;
 use super::rows::NoRows;
-use super::terms::{Query, QueryParts, QueryTerm};
+use super::terms::{DistinctTerms, Query, QueryParts, QueryTerm, TermId};
 use crate::indices::{Indices, DUPLICATE_IN_QUERY};
 use crate::world::storages::Storages;
 use crate::{Entity, SparseMap};
@@ -117,6 +117,13 @@ macro_rules! impl_or {
                 Or(($($t::fetch(world),)+))
             }
         }
+
+        impl<W, $($t),+> TermId<W> for Or<($($t,)+)> {
+            type Of = Self;
+            type Id = crate::indices::Several;
+        }
+
+        impl<W, $($t),+> DistinctTerms<W> for Or<($($t,)+)> {}
 
         impl<'w, W: Storages + 'w, $($t: QueryTerm<'w, W>),+> QueryTerm<'w, W> for Or<($($t,)+)>
         where

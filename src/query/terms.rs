@@ -8,7 +8,7 @@ use super::filters::{Added, Changed, Maybe, With, Without};
 use crate::change::Tracked;
 use crate::indices::{all_distinct_lists, Indices, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
 use crate::world::storages::TrackedColumn;
-use crate::world::storages::{ColumnOf, Storages};
+use crate::world::storages::{Column, ColumnOf, Storages};
 use crate::world::sync;
 use crate::{Contains, SparseMap};
 
@@ -107,6 +107,20 @@ macro_rules! impl_change_terms {
                 ChangedRef::new(map, map.log().world_view(), $added)
             }
         }
+
+        impl<'w, W: Storages, C: Column<W>> TermId<W> for $filter<&'w C> {
+            type Of = C;
+            type Id = C::Id;
+        }
+
+        impl<'w, W: Storages, C: Column<W>> DistinctTerms<W> for $filter<&'w C> {}
+
+        impl<'w, W: Storages, C: Column<W>> TermId<W> for $filter<&'w mut C> {
+            type Of = C;
+            type Id = C::Id;
+        }
+
+        impl<'w, W: Storages, C: Column<W>> DistinctTerms<W> for $filter<&'w mut C> {}
 
         impl<'w, W: Contains<C> + 'w, C: TrackedColumn<W> + 'static> QueryTerm<'w, W> for $filter<&'w C> {
             const INDICES: Indices = Indices::one(<W as Contains<C>>::INDEX);
@@ -219,6 +233,44 @@ pub trait QueryTerm<'w, W: Storages + 'w>: QueryParts<'w, W> {
     const INDICES: Indices;
 }
 
+/// The half of [`QueryMut`] that the type checker proves: the query's
+/// elements name different components of `W`, each pair meeting a
+/// `Differ` bound on their storage indices as types (an [`Or`](super::Or)
+/// is checked when the program is built only). Not public API: write
+/// `QueryMut<'w, W>`.
+#[doc(hidden)] // Reached through `QueryMut` only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` may name a component of `{W}` twice",
+    label = "not known to name each component once",
+    note = "bound the query by `QueryMut<'w, {W}>`, which includes this check"
+)]
+pub trait DistinctTerms<W> {}
+
+/// What the check that a query names each component once sees of one of
+/// its elements: the component it names (`Of`, what a failure names) and
+/// that component's storage index as a type (`Id`). Sealed in effect: only
+/// this crate's query elements implement it.
+pub trait TermId<W> {
+    /// The component the element names.
+    type Of;
+    /// Its storage index in `W`, as a type.
+    type Id;
+}
+
+/// A query element's `Id`.
+macro_rules! term_id {
+    ($q:ident) => {
+        <$q as TermId<W>>::Id
+    };
+}
+
+/// A query element's component, as a failed check names it.
+macro_rules! term_of {
+    ($q:ident) => {
+        <$q as TermId<W>>::Of
+    };
+}
+
 macro_rules! impl_query_term {
     ($($term:ty => $fetch:ty, $required:literal;)+) => {$(
         impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for $term
@@ -227,6 +279,13 @@ macro_rules! impl_query_term {
         {
             const INDICES: Indices = Indices::one(<W as Contains<C>>::INDEX);
         }
+
+        impl<'w, W: Storages, C: Column<W>> TermId<W> for $term {
+            type Of = C;
+            type Id = C::Id;
+        }
+
+        impl<'w, W: Storages, C: Column<W>> DistinctTerms<W> for $term {}
 
         impl<'w, W: Contains<C> + 'w, C: 'static> QueryParts<'w, W> for $term
         where
@@ -302,9 +361,9 @@ impl_query_term! {
     note = "a mutable query is one of `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>`, \
             `Without<C>` for a component `C` of `{W}`, or a tuple of up to 8 of them"
 )]
-pub trait QueryMut<'w, W: Storages + 'w>: QueryParts<'w, W> {}
+pub trait QueryMut<'w, W: Storages + 'w>: QueryParts<'w, W> + DistinctTerms<W> {}
 
-impl<'w, W: Storages + 'w, Q: QueryParts<'w, W>> QueryMut<'w, W> for Q {}
+impl<'w, W: Storages + 'w, Q: QueryParts<'w, W> + DistinctTerms<W>> QueryMut<'w, W> for Q {}
 
 /// How a mutable query takes its storages from a world: the interface of
 /// [`QueryMut`]. Sealed. `Q::Fetch` is the query's [`Fetch`].
@@ -359,6 +418,8 @@ macro_rules! impl_query_mut_tuples {
                 true $(&& $q::in_step(world))+
             }
         }
+
+        crate::indices::impl_pairwise!(DistinctTerms<W> where [$($q: TermId<W>,)+] term_id term_of; $($q),+);
     };
 }
 

@@ -16,16 +16,17 @@ use core::iter::{Chain, Once};
 use core::marker::PhantomData;
 
 use crate::commands::{ApplyReport, Commands};
+use crate::component::BundleParts;
 use crate::deferred::{self, add_now, remove_now, OnPresent};
 use crate::entity;
 use crate::error::{AddError, AddErrorKind, SpawnError};
 use crate::group::Group;
 use crate::indices::NEEDS_REQUIRED;
 use crate::query::fetch::Access;
-use crate::query::{Join, Query, QueryIter, QueryMut};
+use crate::query::{Join, Query, QueryIter, QueryParts};
 use crate::seal::TOKEN;
 use crate::world::storages::TrackedColumn;
-use crate::{Bundle, Contains, Entity, SparseMap};
+use crate::{Contains, Entity, SparseMap};
 
 pub(crate) mod changes;
 pub(crate) mod detach;
@@ -140,6 +141,13 @@ pub trait World: Storages {
 
     /// Makes a new entity with the components in `bundle`, a tuple.
     ///
+    /// Each component may appear once. On a world declared by `world!`,
+    /// `world.spawn_with` (and the other spawning methods) finds the world's
+    /// own method first, bound by [`Bundle`](crate::Bundle), so a component
+    /// given twice is a type error at your line, in `cargo check` too. This
+    /// trait method takes any [`BundleParts`], so that code generic over the
+    /// world can call it, and checks that when the program is built.
+    ///
     /// # Panics
     ///
     /// When the world is out of entity indices;
@@ -156,7 +164,7 @@ pub trait World: Storages {
     /// ```
     #[track_caller]
     #[inline]
-    fn spawn_with<B: Bundle<Self>>(&mut self, bundle: B) -> Entity {
+    fn spawn_with<B: BundleParts<Self>>(&mut self, bundle: B) -> Entity {
         let () = B::EACH_COMPONENT_ONCE;
         match self.try_spawn_with(bundle) {
             Ok(entity) => entity,
@@ -176,7 +184,7 @@ pub trait World: Storages {
     /// assert!(world.has::<Pos>(e));
     /// ```
     #[inline]
-    fn try_spawn_with<B: Bundle<Self>>(&mut self, bundle: B) -> Result<Entity, SpawnError<B>> {
+    fn try_spawn_with<B: BundleParts<Self>>(&mut self, bundle: B) -> Result<Entity, SpawnError<B>> {
         let () = B::EACH_COMPONENT_ONCE;
         match self.try_spawn() {
             Ok(entity) => {
@@ -219,7 +227,7 @@ pub trait World: Storages {
     #[track_caller]
     fn spawn_batch<B, I>(&mut self, bundles: I) -> Vec<Entity>
     where
-        B: Bundle<Self>,
+        B: BundleParts<Self>,
         I: IntoIterator<Item = B>,
     {
         let () = B::EACH_COMPONENT_ONCE;
@@ -250,7 +258,7 @@ pub trait World: Storages {
         bundles: I,
     ) -> Result<Vec<Entity>, SpawnError<(Vec<Entity>, Chain<Once<B>, I::IntoIter>)>>
     where
-        B: Bundle<Self>,
+        B: BundleParts<Self>,
         I: IntoIterator<Item = B>,
     {
         let () = B::EACH_COMPONENT_ONCE;
@@ -1003,8 +1011,14 @@ pub trait World: Storages {
     /// of one pointer per value of the second (see [`Join`]).
     ///
     /// Naming one component twice (`(&mut A, &A)`) is a compile error, as is
-    /// a query with no required component; both are caught when the program
-    /// is built (`cargo build`, `cargo test`), not by `cargo check`.
+    /// a query with no required component. On a world declared by `world!`,
+    /// `world.query_mut` finds the world's own method first, whose bound
+    /// [`QueryMut`](crate::QueryMut) makes the first a type error at your
+    /// line, in `cargo check` too ("`A` is named twice in one query or bundle
+    /// of `Game`"). This trait method takes any [`QueryParts`], so that code
+    /// generic over the world can call it; it checks when the program is
+    /// built (`cargo build`, `cargo test`), as it does for the second
+    /// mistake and for an [`Or`](crate::query::Or) naming a component again.
     ///
     /// A `for` loop walks the storage it writes (if one), while `for_each`
     /// walks the *smallest* required one. When a filter or another
@@ -1072,7 +1086,7 @@ pub trait World: Storages {
     /// }
     /// assert_eq!(world.vel.get(hunter).unwrap().0, 5.0);
     /// ```
-    fn query_mut<'w, Q: QueryMut<'w, Self>>(&'w mut self) -> Join<'w, Q::Fetch> {
+    fn query_mut<'w, Q: QueryParts<'w, Self>>(&'w mut self) -> Join<'w, Q::Fetch> {
         let () = Q::EACH_COMPONENT_ONCE;
         let () = Q::ONE_REQUIRED;
         Q::sync(self);
@@ -1099,7 +1113,7 @@ pub trait World: Storages {
     /// }
     /// assert_eq!(world.hp.get(e).unwrap().0, 7);
     /// ```
-    fn get_many<'w, Q: QueryMut<'w, Self>>(
+    fn get_many<'w, Q: QueryParts<'w, Self>>(
         &'w mut self,
         entity: Entity,
     ) -> Option<<Q::Fetch as Access<'w>>::Item<'w>> {
@@ -1326,13 +1340,13 @@ impl<W: Storages> World for W {
 /// A batch spawn in progress: values are pushed bundle by bundle, and when
 /// this is dropped (after the last bundle, or while a panic unwinds) every
 /// storage attaches them to their entities and the groups take them in.
-struct Batch<'a, W: World, B: Bundle<W>> {
+struct Batch<'a, W: World, B: BundleParts<W>> {
     world: &'a mut W,
     spawned: &'a mut Vec<Entity>,
     bundle: PhantomData<fn(B)>,
 }
 
-impl<'a, W: World, B: Bundle<W>> Batch<'a, W, B> {
+impl<'a, W: World, B: BundleParts<W>> Batch<'a, W, B> {
     fn new(world: &'a mut W, spawned: &'a mut Vec<Entity>) -> Self {
         Batch {
             world,
@@ -1342,7 +1356,7 @@ impl<'a, W: World, B: Bundle<W>> Batch<'a, W, B> {
     }
 }
 
-impl<W: World, B: Bundle<W>> Drop for Batch<'_, W, B> {
+impl<W: World, B: BundleParts<W>> Drop for Batch<'_, W, B> {
     fn drop(&mut self) {
         B::attach(self.world, self.spawned, TOKEN);
         crate::group::entered::<W, B>(self.world, self.spawned);

@@ -152,6 +152,11 @@ pub trait Column<W: Storages>: Sized {
     /// it is listed in `tracked (…);`, else [`Untracked`](crate::Untracked).
     type Track: Track;
 
+    /// [`FIELD`](Column::FIELD) as a type (an `Id`), for the trait bounds
+    /// that check, in `cargo check`, that a query or a bundle names this
+    /// component once.
+    type Id;
+
     /// The world's storage of this component.
     fn field(world: &W) -> &SparseMap<Self, Self::Track>;
 

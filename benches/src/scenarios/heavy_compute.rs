@@ -312,7 +312,6 @@ pub mod par {
     }
 
     parallel!(typed_ecs, |s| {
-        use ::typed_ecs::prelude::*;
         s.0.query_mut::<(&mut Position, &mut Transform)>()
             .par_for_each(|_, (p, t)| heavy(p, t));
     });
