@@ -37,7 +37,7 @@ impl Medians {
     pub fn best_peer(&self) -> Option<(&'static str, f64)> {
         self.ns
             .iter()
-            .filter(|(n, _)| *n != "typed_ecs" && *n != "raw")
+            .filter(|(n, _)| !n.starts_with("typed_ecs") && *n != "raw")
             .copied()
             .min_by(|a, b| a.1.total_cmp(&b.1))
     }
@@ -50,6 +50,12 @@ impl Medians {
     /// typed_ecs / raw.
     pub fn vs_raw(&self) -> Option<f64> {
         Some(self.get("typed_ecs")? / self.get("raw")?)
+    }
+
+    /// typed_ecs with an owning group / typed_ecs without: what declaring
+    /// the group costs (scenarios with a `typed_ecs_grouped` row).
+    pub fn group_cost(&self) -> Option<f64> {
+        Some(self.get("typed_ecs_grouped")? / self.get("typed_ecs")?)
     }
 }
 
@@ -219,7 +225,15 @@ pub fn scenario_table(scenario: &Scenario, cases: &[Medians]) -> String {
 
     let mut header = String::from("| entities | **typed_ecs / best peer** | **typed_ecs / raw** |");
     let mut rule = String::from("|---:|---:|---:|");
-    for name in IMPLEMENTATIONS {
+    // Rows beyond the standard ones (`typed_ecs_grouped`), after them.
+    let extra: Vec<&str> = scenario
+        .impls
+        .iter()
+        .map(|imp| imp.name)
+        .filter(|name| !IMPLEMENTATIONS.contains(name))
+        .collect();
+    let columns: Vec<&str> = IMPLEMENTATIONS.iter().copied().chain(extra).collect();
+    for name in &columns {
         let _ = write!(header, " {name} |");
         rule.push_str("---:|");
     }
@@ -237,7 +251,7 @@ pub fn scenario_table(scenario: &Scenario, cases: &[Medians]) -> String {
             format_ratio(case.vs_best_peer()),
             format_ratio(case.vs_raw()),
         );
-        for name in IMPLEMENTATIONS {
+        for name in &columns {
             let cell = case.get(name).map_or_else(|| "n/a".to_string(), format_ns);
             let _ = write!(out, " {cell} |");
         }

@@ -27,7 +27,16 @@ pub const SCENARIO: Scenario = Scenario {
     size_note: "",
     test_size: 100,
     fresh_state: false,
-    impls: crate::impls![typed_ecs, hecs, bevy, shipyard, sparsey, specs, raw],
+    impls: crate::impls![
+        typed_ecs,
+        typed_ecs_grouped,
+        hecs,
+        bevy,
+        shipyard,
+        sparsey,
+        specs,
+        raw
+    ],
     notes: "bevy adds with `insert_batch`; everybody else adds one at a time. \
             `B` uses bevy's default table storage.",
 };
@@ -46,11 +55,15 @@ fn check(entities: usize, with_a: usize, with_b: usize, removed_sum: f64) -> Che
     ]
 }
 
-pub mod typed_ecs {
+/// typed_ecs's implementation, over a world that declares `$group`
+/// (nothing, or an owning group of both components): the same code, so
+/// the rows differ only by the group.
+macro_rules! typed_ecs_impl {
+    ($($group:tt)*) => {
     use super::*;
     use ::typed_ecs::prelude::*;
 
-    world! { pub struct AbWorld<A, B>; }
+    world! { pub struct AbWorld<A, B>; $($group)* }
 
     pub struct State {
         world: AbWorld,
@@ -96,6 +109,17 @@ pub mod typed_ecs {
             ]
         }
     }
+    };
+}
+
+pub mod typed_ecs {
+    typed_ecs_impl!();
+}
+
+/// typed_ecs with both components in an owning group: what declaring the
+/// group costs this work (issue 14, item 3).
+pub mod typed_ecs_grouped {
+    typed_ecs_impl!(group (A, B););
 }
 
 pub mod hecs {

@@ -29,7 +29,7 @@ pub const SCENARIO: Scenario = Scenario {
     size_note: "",
     test_size: 1_000,
     fresh_state: false,
-    impls: crate::impls![typed_ecs, hecs, bevy, shipyard, sparsey, specs, raw],
+    impls: crate::impls![typed_ecs, typed_ecs_grouped, hecs, bevy, shipyard, sparsey, specs, raw],
     notes: "specs deletes with its batch `delete_entities`; typed_ecs and specs spawn one at a \
             time, the others with their batch spawn.",
 };
@@ -73,11 +73,15 @@ fn check<'a>(alive: usize, positions: impl IntoIterator<Item = &'a Position>) ->
     ]
 }
 
-pub mod typed_ecs {
+/// typed_ecs's implementation, over a world that declares `$group`
+/// (nothing, or an owning group of both components): the same code, so
+/// the rows differ only by the group.
+macro_rules! typed_ecs_impl {
+    ($($group:tt)*) => {
     use super::*;
     use ::typed_ecs::prelude::*;
 
-    world! { pub struct MoveWorld<Position, Velocity>; }
+    world! { pub struct MoveWorld<Position, Velocity>; $($group)* }
 
     pub struct State {
         world: MoveWorld,
@@ -103,6 +107,17 @@ pub mod typed_ecs {
             check(self.world.entity_count(), self.world.position.values())
         }
     }
+    };
+}
+
+pub mod typed_ecs {
+    typed_ecs_impl!();
+}
+
+/// typed_ecs with both components in an owning group: what declaring the
+/// group costs this work (issue 14, item 3).
+pub mod typed_ecs_grouped {
+    typed_ecs_impl!(group (Position, Velocity););
 }
 
 pub mod hecs {
