@@ -45,7 +45,8 @@ pub use view::{ChangedCursor, TrackedCursor, TrackedViewMut, ViewMut};
 ///
 /// # Layout and invariant
 ///
-/// * `sparse`: entity index → dense slot, in pages of 4096 entries allocated
+/// * `sparse`: entity index → dense slot and the generation stored there,
+///   in pages of 2048 entries (16 KiB) allocated
 ///   on first touch;
 /// * `dense`: the entity in each slot;
 /// * `data`: the value in each slot, parallel to `dense`.
@@ -729,7 +730,7 @@ impl<T, K: Track> SparseMap<T, K> {
         debug_assert_eq!(self.set.sparse.get(entity.index()), EMPTY);
         let slot = self.set.dense.len() as u32;
         SparseSet::push(&mut self.set.dense, &mut self.set.data, entity, value);
-        self.set.sparse.set(entity.index(), slot);
+        self.set.sparse.set(entity, slot);
         self.track.pushed(entity);
     }
 

@@ -1,18 +1,41 @@
-//! The paged sparse index of a storage: entity index → dense slot.
+//! The paged sparse index of a storage: entity index → dense slot, and
+//! the generation of the entity stored there.
 
 use alloc::vec::Vec;
 
 use crate::Entity;
 
 /// log2 of the number of entries in one sparse page.
-pub(super) const PAGE_BITS: u32 = 12;
-/// Entries per sparse page: 4096 entries of 4 bytes, 16 KiB.
+pub(super) const PAGE_BITS: u32 = 11;
+/// Entries per sparse page: 2048 entries of 8 bytes, 16 KiB.
 pub(super) const PAGE_LEN: usize = 1 << PAGE_BITS;
-/// Marks an empty sparse entry. Never a dense index: a storage holds at most
-/// `u32::MAX` values, so dense indices stop at `u32::MAX - 1`.
+/// What [`Pages::get`] says for an index with no entry. Never a dense
+/// index: a storage holds at most `u32::MAX` values, so dense indices stop
+/// at `u32::MAX - 1`.
 pub(super) const EMPTY: u32 = u32::MAX;
 
-/// Paged sparse index: entity index → dense index, or [`EMPTY`].
+/// A sparse entry: the dense slot in the low 32 bits and the generation of
+/// the entity stored there in the high 32, the halves of an [`Entity`]'s
+/// own bits. An empty entry is 0: no generation is 0, so it matches no
+/// handle, and a new page is zeroed memory.
+type Entry = u64;
+
+/// The empty entry.
+const VACANT: Entry = 0;
+
+/// The high half of an entry or of an entity's bits: the generation.
+const GENERATION: u64 = !(u32::MAX as u64);
+
+/// The entry for `entity` stored in dense slot `slot`.
+#[inline]
+fn entry(entity: Entity, slot: u32) -> Entry {
+    (entity.to_bits() & GENERATION) | u64::from(slot)
+}
+
+/// Paged sparse index: entity index → dense index and generation.
+///
+/// Keeping the generation beside the slot lets a lookup check a handle
+/// without reading the dense entities: the page entry, then the value.
 ///
 /// A page is made the first time an index in it is set. The pages live side
 /// by side in one array (`arena`), in the order they were made, and a table
@@ -24,7 +47,7 @@ pub(super) const EMPTY: u32 = u32::MAX;
 #[derive(Clone, Default)]
 pub(super) struct Pages {
     pub(super) table: Vec<u32>,
-    pub(super) arena: Vec<[u32; PAGE_LEN]>,
+    pub(super) arena: Vec<[Entry; PAGE_LEN]>,
     /// The page number of `table[0]`.
     first: usize,
 }
@@ -53,33 +76,76 @@ impl Pages {
         )
     }
 
-    /// The dense index stored for `index`, or [`EMPTY`].
+    /// The entry for `index`, or [`VACANT`].
     #[inline]
-    pub(super) fn get(&self, index: u32) -> u32 {
+    fn entry(&self, index: u32) -> Entry {
         let (page, offset) = self.locate(index);
         match self.table.get(page) {
             Some(&place) => match self.arena.get(place as usize) {
                 Some(page) => page[offset],
-                None => EMPTY,
+                None => VACANT,
             },
-            None => EMPTY,
+            None => VACANT,
         }
+    }
+
+    /// The dense index stored for `index`, whatever its generation, or
+    /// [`EMPTY`].
+    #[inline]
+    pub(super) fn get(&self, index: u32) -> u32 {
+        match self.entry(index) {
+            VACANT => EMPTY,
+            entry => entry as u32,
+        }
+    }
+
+    /// The dense index of `entity`, if it is the entity stored under its
+    /// index (generation included).
+    #[inline]
+    pub(super) fn slot_of(&self, entity: Entity) -> Option<usize> {
+        let entry = self.entry(entity.index());
+        // Equal high halves: the same generation, so not the empty entry.
+        (entry & GENERATION == entity.to_bits() & GENERATION).then_some(entry as u32 as usize)
+    }
+
+    /// The dense index in `entry` if it holds `entity`.
+    #[inline]
+    pub(super) fn holds(entry: &Entry, entity: Entity) -> Option<usize> {
+        (*entry & GENERATION == entity.to_bits() & GENERATION).then_some(*entry as u32 as usize)
+    }
+
+    /// `true` if `entry` is empty.
+    #[inline]
+    pub(super) fn is_vacant(entry: &Entry) -> bool {
+        *entry == VACANT
+    }
+
+    /// Makes `entry` say `entity` is in dense slot `slot`.
+    #[inline]
+    pub(super) fn fill(entry: &mut Entry, entity: Entity, slot: usize) {
+        *entry = self::entry(entity, slot as u32);
+    }
+
+    /// Empties `entry`.
+    #[inline]
+    pub(super) fn vacate(entry: &mut Entry) {
+        *entry = VACANT;
     }
 
     /// The entry for `index`, if its page exists.
     #[inline]
-    pub(super) fn entry_mut(&mut self, index: u32) -> Option<&mut u32> {
+    pub(super) fn entry_mut(&mut self, index: u32) -> Option<&mut Entry> {
         let (page, offset) = self.locate(index);
         let &place = self.table.get(page)?;
         Some(&mut self.arena.get_mut(place as usize)?[offset])
     }
 
-    /// Stores `dense` for `index`, making its page on first touch.
+    /// Stores `entity` in dense slot `slot`, making its page on first touch.
     #[inline]
-    pub(super) fn set(&mut self, index: u32, dense: u32) {
-        match self.entry_mut(index) {
-            Some(entry) => *entry = dense,
-            None => self.set_in_new_page(index, dense),
+    pub(super) fn set(&mut self, entity: Entity, slot: u32) {
+        match self.entry_mut(entity.index()) {
+            Some(stored) => *stored = entry(entity, slot),
+            None => self.set_in_new_page(entity, slot),
         }
     }
 
@@ -96,7 +162,7 @@ impl Pages {
                 if entity.index() >> PAGE_BITS != page_number {
                     break;
                 }
-                page[entity.index() as usize & (PAGE_LEN - 1)] = slot;
+                page[entity.index() as usize & (PAGE_LEN - 1)] = entry(*entity, slot);
                 slot += 1;
                 done += 1;
             }
@@ -104,10 +170,11 @@ impl Pages {
         }
     }
 
-    /// Stores `dense` for `index`, whose page does not exist yet.
+    /// Stores `entity` in dense slot `slot`; its page does not exist yet.
     #[cold]
-    pub(super) fn set_in_new_page(&mut self, index: u32, dense: u32) {
-        self.page_mut(index)[index as usize & (PAGE_LEN - 1)] = dense;
+    pub(super) fn set_in_new_page(&mut self, entity: Entity, slot: u32) {
+        let index = entity.index();
+        self.page_mut(index)[index as usize & (PAGE_LEN - 1)] = entry(entity, slot);
     }
 
     /// Makes room for the pages of `entities` more entities with
@@ -120,7 +187,7 @@ impl Pages {
 
     /// The page holding `index`'s entry, made (and the table grown) if
     /// missing.
-    pub(super) fn page_mut(&mut self, index: u32) -> &mut [u32; PAGE_LEN] {
+    pub(super) fn page_mut(&mut self, index: u32) -> &mut [Entry; PAGE_LEN] {
         let page = (index >> PAGE_BITS) as usize;
         if self.table.is_empty() {
             self.first = page;
@@ -142,7 +209,7 @@ impl Pages {
                 self.arena.reserve_exact(1);
             }
             self.table[slot] = self.arena.len() as u32;
-            self.arena.push([EMPTY; PAGE_LEN]);
+            self.arena.push([VACANT; PAGE_LEN]);
         }
         let place = self.table[slot] as usize;
         &mut self.arena[place]
@@ -152,8 +219,23 @@ impl Pages {
     #[inline]
     pub(super) fn clear(&mut self, index: u32) {
         if let Some(entry) = self.entry_mut(index) {
-            *entry = EMPTY;
+            *entry = VACANT;
         }
+    }
+
+    /// How many entries are not empty.
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
+    pub(super) fn filled(&self) -> usize {
+        self.arena
+            .iter()
+            .map(|page| page.iter().filter(|&&entry| entry != VACANT).count())
+            .sum()
+    }
+
+    /// The generation stored for `index` (0 if none).
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
+    pub(super) fn generation(&self, index: u32) -> u32 {
+        (self.entry(index) >> 32) as u32
     }
 
     #[cfg(any(test, feature = "testing"))]

@@ -7,10 +7,11 @@ use crate::Entity;
 
 /// The sparse-set core shared by a storage and its pending queues.
 ///
-/// Invariant, for every slot `i < dense.len()`:
-/// `sparse[dense[i].index] == i`, `dense.len() == data.len()`, and every
-/// sparse entry that is not [`EMPTY`] points at a slot holding an entity of
-/// that index. Hence `dense[sparse[e.index]] == e` exactly when `e` is stored.
+/// Invariant, for every slot `i < dense.len()`: the sparse entry of
+/// `dense[i].index` holds slot `i` and `dense[i]`'s generation,
+/// `dense.len() == data.len()`, and no other sparse entry is filled. Hence
+/// the entry of `e.index` holds `e`'s generation exactly when `e` is
+/// stored, and then its slot: a lookup reads no dense entity.
 #[derive(Clone)]
 pub(super) struct SparseSet<T> {
     pub(super) sparse: Pages,
@@ -42,11 +43,7 @@ impl<T> SparseSet<T> {
     /// The dense slot of `entity`, if stored (generation checked).
     #[inline]
     pub(super) fn index_of(&self, entity: Entity) -> Option<usize> {
-        let slot = self.sparse.get(entity.index()) as usize;
-        match self.dense.get(slot) {
-            Some(&stored) if stored == entity => Some(slot),
-            _ => None,
-        }
+        self.sparse.slot_of(entity)
     }
 
     #[inline]
@@ -81,22 +78,20 @@ impl<T> SparseSet<T> {
         let len = self.dense.len();
         match self.sparse.entry_mut(entity.index()) {
             Some(entry) => {
-                let slot = *entry as usize;
-                if self.dense.get(slot) == Some(&entity) {
+                if let Some(slot) = Pages::holds(entry, entity) {
                     return Err((slot, value));
                 }
-                debug_assert_eq!(
-                    *entry,
-                    EMPTY,
+                debug_assert!(
+                    Pages::is_vacant(entry),
                     "index {} is stored under another generation",
                     entity.index()
                 );
                 Self::push(&mut self.dense, &mut self.data, entity, value);
-                *entry = len as u32;
+                Pages::fill(entry, entity, len);
             }
             None => {
                 Self::push(&mut self.dense, &mut self.data, entity, value);
-                self.sparse.set_in_new_page(entity.index(), len as u32);
+                self.sparse.set_in_new_page(entity, len as u32);
             }
         }
         Ok(())
@@ -153,16 +148,16 @@ impl<T> SparseSet<T> {
         keep: impl FnOnce() -> bool,
     ) -> Option<(usize, T)> {
         let entry = self.sparse.entry_mut(entity.index())?;
-        let slot = *entry as usize;
-        if self.dense.get(slot) != Some(&entity) || !keep() {
+        let slot = Pages::holds(entry, entity)?;
+        if !keep() {
             return None;
         }
-        *entry = EMPTY;
+        Pages::vacate(entry);
         let last = self.dense.len() - 1;
         if slot != last {
             let moved = self.dense[last];
             if let Some(entry) = self.sparse.entry_mut(moved.index()) {
-                *entry = slot as u32;
+                Pages::fill(entry, moved, slot);
             }
         }
         self.dense.swap_remove(slot);
@@ -178,8 +173,8 @@ impl<T> SparseSet<T> {
         }
         self.dense.swap(a, b);
         self.data.swap(a, b);
-        self.sparse.set(self.dense[a].index(), a as u32);
-        self.sparse.set(self.dense[b].index(), b as u32);
+        self.sparse.set(self.dense[a], a as u32);
+        self.sparse.set(self.dense[b], b as u32);
     }
 
     /// Reverses the dense order and re-indexes every slot, so that
@@ -226,12 +221,13 @@ impl<T> SparseSet<T> {
                     "{what}: sparse[{entity:?}] does not point at its dense slot {slot}"
                 ));
             }
+            if self.sparse.generation(entity.index()) != entity.generation() {
+                return Err(format!(
+                    "{what}: sparse[{entity:?}] holds another generation"
+                ));
+            }
         }
-        let mut set_entries = 0;
-        for page in &self.sparse.arena {
-            set_entries += page.iter().filter(|&&slot| slot != EMPTY).count();
-        }
-        if set_entries != self.dense.len() {
+        if self.sparse.filled() != self.dense.len() {
             return Err(format!("{what}: sparse entries that point nowhere"));
         }
         Ok(())

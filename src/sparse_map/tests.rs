@@ -312,3 +312,36 @@ fn random_operations_match_hashmap_model() {
         assert_eq!(model.get(&e), Some(v));
     }
 }
+
+#[test]
+fn sparse_entries_hold_the_generation_through_moves() {
+    // Every way a value moves keeps its entry's slot and generation: a
+    // lookup trusts the entry and never reads the dense entity.
+    let gen = |g| core::num::NonZeroU32::new(g).unwrap();
+    let entities: Vec<Entity> = (0..6).map(|i| Entity::new(i * 700, gen(i + 1))).collect();
+    let mut map = SparseMap::new();
+    for (i, &e) in entities.iter().enumerate() {
+        map.insert(e, i);
+    }
+    let holds = |map: &SparseMap<usize>| {
+        map.set.check_invariants("map").unwrap();
+        for (slot, &e) in map.entities().iter().enumerate() {
+            assert_eq!(map.set.sparse.generation(e.index()), e.generation());
+            assert_eq!(map.index_of(e), Some(slot));
+            // Another generation of the same index finds nothing.
+            let other = Entity::new(e.index(), gen(e.generation() + 10));
+            assert_eq!(map.index_of(other), None);
+        }
+    };
+    holds(&map);
+    map.swap_slots(0, 4); // as a group packs
+    holds(&map);
+    assert_eq!(map.remove(entities[0]), Some(0)); // swap-remove moves the last
+    holds(&map);
+    map.set.reverse(); // as a queue is readied
+    holds(&map);
+    assert!(map.set.pop().is_some());
+    holds(&map);
+    assert_eq!(map.get(entities[0]), None);
+    assert_eq!(map.set.sparse.generation(entities[0].index()), 0);
+}

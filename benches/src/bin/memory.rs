@@ -468,8 +468,9 @@ fn memory_section() -> String {
 /// The memory targets, against typed_ecs's row.
 fn memory_targets(typed: &MemoryRow) -> String {
     const AT_MOST: f64 = 16.0;
-    // One 16 KiB sparse page, plus the dense entry: the entity and the value.
-    let page_and_entry = (4096 * 4 + 8 + std::mem::size_of::<Data>()) as i128;
+    // One 16 KiB sparse page (2048 entries of 8 bytes), plus the dense
+    // entry: the entity and the value.
+    let page_and_entry = (2048 * 8 + 8 + std::mem::size_of::<Data>()) as i128;
     let verdict = |met: bool| if met { "met" } else { "**missed**" };
     let mut out = String::from("\n### Targets\n\n| target | measured | |\n|---|---:|---|\n");
     let _ = writeln!(
@@ -496,14 +497,18 @@ fn memory_targets(typed: &MemoryRow) -> String {
         verdict(far <= page_and_entry)
     );
     out.push_str(
-        "\nA stored component costs typed_ecs 12 bytes beyond itself: its entity in the dense \
-         array (8) and its sparse entry (4, in 16 KiB pages made on first use and kept side by \
-         side in one array). Grown one spawn at a time, the arrays also keep the spare capacity \
-         of a doubling `Vec`: at 100,000 values the dense arrays hold 131,072, so 31% of the \
-         8-byte entity and of the value itself is spare, and the 25 pages sit in room for 32. \
-         That spare capacity is what the grown row adds (a plain `Vec<Position>` keeps the same \
-         31%: the raw row's 3.7 B). One component on a far entity costs one page, one 4-byte \
-         entry in the page table (which spans only the pages in use), and the dense entry.\n",
+        "\nA stored component costs typed_ecs 16 bytes beyond itself: its entity in the dense \
+         array (8) and its sparse entry (8: the dense slot and the entity's generation, so a \
+         lookup checks the handle without reading the dense array; in 16 KiB pages of 2048 \
+         entries made on first use and kept side by side in one array). The last page is \
+         partly used: 100,000 entities fill 49 pages (100,352 entries), hence a few hundredths \
+         of a byte above 16. Grown one spawn at a time, the arrays also keep the spare \
+         capacity of a doubling `Vec`: at 100,000 values the dense arrays hold 131,072, so 31% \
+         of the 8-byte entity and of the value itself is spare, and the pages sit in room for \
+         more. That spare capacity is what the grown row adds (a plain `Vec<Position>` keeps \
+         the same 31%: the raw row's 3.7 B). One component on a far entity costs one page, \
+         one 4-byte entry in the page table (which spans only the pages in use), and the \
+         dense entry.\n",
     );
     out
 }
