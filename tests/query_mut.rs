@@ -441,6 +441,74 @@ fn populated(seed: u64) -> (Many, Vec<Entity>) {
     (world, issued)
 }
 
+/// A world whose storages mostly line up (list the same entities in the
+/// same slots), as a game's do when it spawns entities with one bundle,
+/// so that a driven walk takes long runs as rows; then changes that put
+/// some slots out of line: a component taken off and put back (it goes to
+/// the end), removals, despawns with index reuse, and a rare `H`.
+fn lined_up(seed: u64) -> (Many, Vec<Entity>) {
+    fn put_back<T: Value>(world: &mut Many, e: Entity)
+    where
+        Many: Contains<T>,
+    {
+        let value = world.remove::<T>(e).unwrap();
+        world.add(e, value);
+    }
+    fn bundle(i: u32) -> (A, B, C, D, E, F, G) {
+        let v = |k: u32| i * 10 + k;
+        (
+            A(v(0)),
+            B(v(1)),
+            C(v(2)),
+            D(v(3)),
+            E(v(4)),
+            F(v(5)),
+            G(v(6)),
+        )
+    }
+    let mut rng = Rng::new(seed);
+    let mut world = Many::new();
+    let mut issued: Vec<Entity> = (0..1300).map(|i| world.spawn_with(bundle(i))).collect();
+    for &e in &issued {
+        if rng.chance(1) {
+            put_back::<A>(&mut world, e);
+        }
+        if rng.chance(1) {
+            put_back::<B>(&mut world, e);
+        }
+        // Every component off some entities, so `Without` finds some.
+        if rng.chance(1) {
+            world.remove::<A>(e);
+        }
+        if rng.chance(2) {
+            world.remove::<B>(e);
+        }
+        if rng.chance(3) {
+            world.remove::<C>(e);
+        }
+        if rng.chance(3) {
+            world.remove::<D>(e);
+        }
+        if rng.chance(2) {
+            world.remove::<E>(e);
+        }
+        if rng.chance(2) {
+            world.remove::<F>(e);
+        }
+        if rng.chance(2) {
+            world.remove::<G>(e);
+        }
+        if rng.chance(5) {
+            world.add(e, H(e.index() * 10 + 7));
+        }
+        if rng.chance(1) {
+            world.despawn(e);
+        }
+    }
+    issued.extend((2000..2040).map(|i| world.spawn_with(bundle(i))));
+    (world, issued)
+}
+
 // ---------------------------------------------------------------------------
 // Every shape
 // ---------------------------------------------------------------------------
@@ -464,9 +532,12 @@ fn single_elements() {
 
 #[test]
 fn pairs() {
-    let (mut world, issued) = populated(2);
-    let w = &mut world;
-    let i = &issued[..];
+    for (mut world, issued) in [populated(2), lined_up(2)] {
+        pairs_in(&mut world, &issued);
+    }
+}
+
+fn pairs_in(w: &mut Many, i: &[Entity]) {
     case!(w, i; [&mut A] [&B]);
     case!(w, i; [&B] [&mut A]);
     case!(w, i; [&mut A] [&mut B]);
@@ -492,9 +563,12 @@ fn pairs() {
 
 #[test]
 fn triples_to_eights() {
-    let (mut world, issued) = populated(3);
-    let w = &mut world;
-    let i = &issued[..];
+    for (mut world, issued) in [populated(3), lined_up(3)] {
+        triples_to_eights_in(&mut world, &issued);
+    }
+}
+
+fn triples_to_eights_in(w: &mut Many, i: &[Entity]) {
     // 3
     case!(w, i; [&mut A] [&B] [Without<C>]);
     case!(w, i; [&mut A] [&mut B] [Option<&mut C>]);

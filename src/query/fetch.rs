@@ -7,6 +7,8 @@
 //! Every walk is generic over it; none of it can be implemented or called
 //! from outside the crate.
 
+use core::ops::Range;
+
 use super::filters::{Maybe, With, Without};
 use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
@@ -76,6 +78,13 @@ pub trait Access<'w>: Sized {
     /// [`Cursor`]).
     type Cursor: Cursor<Item = Self::Item<'w>>;
 
+    /// The rows of a run of a driven walk whose columns line up (see
+    /// [`lined_up`](Self::lined_up)): each column's slots in the run,
+    /// zipped, borrowed from the fetch for `'a`.
+    type Slots<'a>: IntoIterator<Item = Self::Item<'a>>
+    where
+        Self: 'a;
+
     /// Tells `planner` about each column, in order.
     fn plan(&self, planner: &mut Planner<'w>);
 
@@ -94,6 +103,20 @@ pub trait Access<'w>: Sized {
     /// A cursor for a driven walk ([`drive`](Self::drive) was told its
     /// driver first).
     fn into_cursor(self) -> Self::Cursor;
+
+    /// How many of slots `slots` of a driven walk, from the first, every
+    /// column holds the entities of `driver` in, in the same order (see
+    /// [`run`]): each entity there matches, and its items are in those
+    /// slots of every column, so [`slots`](Self::slots) walks them with no
+    /// lookup. Storages filled with the same entities in the same order
+    /// (spawned with one bundle) line up everywhere; a column that can only
+    /// tell by looking each entity up (`Without`, `Or`, a change filter)
+    /// never does (0).
+    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize;
+
+    /// The rows of slots `slots`. Only called on slots every column lines
+    /// up in (see [`lined_up`](Self::lined_up)).
+    fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_>;
 
     /// Splits the written column into its slots `..mid` and `mid..` of the
     /// walk's driver (which is that column); read columns are shared. Only
@@ -143,10 +166,57 @@ fn column<T, K: Track>(storage: &SparseMap<T, K>, required: bool, written: bool)
     }
 }
 
+/// The entities of a granule: a driven walk learns whether its columns
+/// line up with the driver a granule at a time, and looks the entities of
+/// a granule that does not up one by one.
+pub(crate) const GRANULE: usize = 16;
+
+/// How many of slots `slots`, from the first, `entities` holds the entities
+/// of `driver` in: all of them at once if the two are the same array (the
+/// driver's own column), else counted in whole granules (each compared
+/// without an early exit, so that it compiles to wide compares), up to the
+/// first granule that differs.
+#[inline]
+pub(crate) fn run(entities: &[Entity], driver: &[Entity], slots: Range<usize>) -> usize {
+    let end = slots.end.min(entities.len()).min(driver.len());
+    let (Some(mine), Some(theirs)) = (entities.get(slots.start..end), driver.get(slots.start..end))
+    else {
+        return 0;
+    };
+    if core::ptr::eq(mine, theirs) {
+        return mine.len();
+    }
+    if mine.first() != theirs.first() {
+        return 0;
+    }
+    let same = |a: &[Entity], b: &[Entity]| {
+        a.iter()
+            .zip(b)
+            .fold(0, |differ, (a, b)| differ | (a.to_bits() ^ b.to_bits()))
+            == 0
+    };
+    let (mut a, mut b) = (mine.chunks_exact(GRANULE), theirs.chunks_exact(GRANULE));
+    let mut run = 0;
+    for (a, b) in (&mut a).zip(&mut b) {
+        if !same(a, b) {
+            return run;
+        }
+        run += GRANULE;
+    }
+    if same(a.remainder(), b.remainder()) {
+        run += a.remainder().len();
+    }
+    run
+}
+
 impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     type Item<'a> = &'w C;
     type Rows = &'w [C];
     type Cursor = Self;
+    type Slots<'a>
+        = &'w [C]
+    where
+        Self: 'a;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -171,6 +241,16 @@ impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     #[inline]
     fn into_cursor(self) -> Self {
         self
+    }
+
+    #[inline]
+    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+        run(self.entities(), driver, slots)
+    }
+
+    #[inline]
+    fn slots(&mut self, slots: Range<usize>) -> &'w [C] {
+        &self.values()[slots]
     }
 
     #[inline]
@@ -202,6 +282,10 @@ macro_rules! impl_written_column {
             type Item<'a> = &'a mut C;
             type Rows = &'w mut [C];
             type Cursor = $cursor<'w, C>;
+            type Slots<'a>
+                = &'a mut [C]
+            where
+                Self: 'a;
 
             #[inline]
             fn plan(&self, planner: &mut Planner<'w>) {
@@ -233,6 +317,16 @@ macro_rules! impl_written_column {
             #[inline]
             fn into_cursor(self) -> $cursor<'w, C> {
                 $into_cursor(self)
+            }
+
+            #[inline]
+            fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+                run(self.entities(), driver, slots)
+            }
+
+            #[inline]
+            fn slots(&mut self, slots: Range<usize>) -> &mut [C] {
+                self.values_in(slots)
             }
 
             #[inline]
@@ -271,6 +365,10 @@ impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
     type Item<'a> = Option<F::Item<'a>>;
     type Rows = MaybeRows<F::Rows>;
     type Cursor = Maybe<F::Cursor>;
+    type Slots<'a>
+        = MaybeRows<F::Slots<'a>>
+    where
+        Self: 'a;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -295,6 +393,17 @@ impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
     #[inline]
     fn into_cursor(self) -> Self::Cursor {
         Maybe(self.0.into_cursor())
+    }
+
+    /// Only where the column holds every entity of the run.
+    #[inline]
+    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+        self.0.lined_up(driver, slots)
+    }
+
+    #[inline]
+    fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_> {
+        MaybeRows(self.0.slots(slots))
     }
 
     #[inline]
@@ -324,6 +433,10 @@ impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     type Item<'a> = ();
     type Rows = Units<'w>;
     type Cursor = Self;
+    type Slots<'a>
+        = Units<'w>
+    where
+        Self: 'a;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -351,6 +464,16 @@ impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     }
 
     #[inline]
+    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+        run(self.0.entities(), driver, slots)
+    }
+
+    #[inline]
+    fn slots(&mut self, slots: Range<usize>) -> Units<'w> {
+        Units(&self.0.entities()[slots])
+    }
+
+    #[inline]
     fn split_at(self, _mid: usize) -> (Self, Self) {
         (self, self)
     }
@@ -371,6 +494,10 @@ impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
     type Item<'a> = ();
     type Rows = NoRows;
     type Cursor = Self;
+    type Slots<'a>
+        = NoRows
+    where
+        Self: 'a;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -395,6 +522,18 @@ impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
     #[inline]
     fn into_cursor(self) -> Self {
         self
+    }
+
+    /// Never: whether an entity lacks the component takes a lookup.
+    #[inline]
+    fn lined_up(&self, _driver: &[Entity], _slots: Range<usize>) -> usize {
+        0
+    }
+
+    /// Never called.
+    #[inline]
+    fn slots(&mut self, _slots: Range<usize>) -> NoRows {
+        NoRows
     }
 
     #[inline]
@@ -423,6 +562,10 @@ macro_rules! impl_tuples {
             type Item<'a> = ($($f::Item<'a>,)+);
             type Rows = Rows<($($f::Rows,)+)>;
             type Cursor = ($($f::Cursor,)+);
+            type Slots<'a>
+                = Rows<($($f::Slots<'a>,)+)>
+            where
+                Self: 'a;
 
             #[inline]
             fn plan(&self, planner: &mut Planner<'w>) {
@@ -452,6 +595,20 @@ macro_rules! impl_tuples {
             fn into_cursor(self) -> Self::Cursor {
                 let ($($f,)+) = self;
                 ($($f.into_cursor(),)+)
+            }
+
+            #[inline]
+            fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+                let ($($f,)+) = self;
+                let mut end = slots.end;
+                $(end = slots.start + $f.lined_up(driver, slots.start..end);)+
+                end - slots.start
+            }
+
+            #[inline]
+            fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_> {
+                let ($($f,)+) = self;
+                Rows(($($f.slots(slots.clone()),)+))
             }
 
             #[inline]

@@ -3,10 +3,14 @@
 
 use core::marker::PhantomData;
 
-use super::fetch::{Access, IntoFetch};
+use super::fetch::{Access, IntoFetch, GRANULE};
 use super::iter::QueryIter;
 use super::plan::{Planner, Walk};
 use crate::Entity;
+
+/// The most slots of a driven walk checked for lining up at once: the
+/// driver's entities are still in cache when the run is walked.
+const BLOCK: usize = 512;
 
 /// Joins storages you borrowed yourself, so a system can query some fields
 /// of the world while using others. The compiler checks that the borrows do
@@ -146,10 +150,36 @@ impl<'w, F: Access<'w>> Join<'w, F> {
                 }
             }
             Walk::Driven(driver) => {
+                // Where every column lines up with the driver (holds its
+                // entities in the same slots), a run of slots is walked as
+                // rows, with no lookup; a granule that does not line up is
+                // looked up entity by entity.
                 self.fetch.drive(driver);
-                for (slot, &entity) in driver.iter().enumerate() {
-                    if let Some(items) = self.fetch.get(entity, slot) {
-                        f(entity, items);
+                let mut slot = 0;
+                // Where the last run that lined up ended.
+                let mut lined_up_until = 0;
+                while slot < driver.len() {
+                    let block = slot..driver.len().min(slot + BLOCK);
+                    let run = self.fetch.lined_up(driver, block);
+                    if run > 0 {
+                        let slots = slot..slot + run;
+                        slot = slots.end;
+                        lined_up_until = slot;
+                        let rows = self.fetch.slots(slots.clone()).into_iter();
+                        for (items, &entity) in rows.zip(&driver[slots]) {
+                            f(entity, items);
+                        }
+                    } else {
+                        // As many lookups as since the last run (a granule
+                        // at first): checks that keep failing get rarer.
+                        let lookups = (slot - lined_up_until).clamp(GRANULE, BLOCK);
+                        let span = slot..driver.len().min(slot + lookups);
+                        slot = span.end;
+                        for (slot, &entity) in span.clone().zip(&driver[span]) {
+                            if let Some(items) = self.fetch.get(entity, slot) {
+                                f(entity, items);
+                            }
+                        }
                     }
                 }
             }

@@ -6,7 +6,9 @@
 //! borrowed from the world. A walk visits the entities of the smallest
 //! storage every result must have (the *driver*) and looks each one up in
 //! the others, so its cost follows the rarest required component, not the
-//! world's size.
+//! world's size. Where the storages list the same entities in the same
+//! slots (as storages filled by spawning one bundle do), `for_each` walks
+//! those runs of slots side by side instead, with no lookup.
 //!
 //! * [`World::query`](crate::World::query) is read-only and yields a plain
 //!   iterator, [`QueryIter`].
