@@ -88,6 +88,7 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
         = &'w [C]
     where
         Self: 'a;
+    const COLUMNS: usize = 1;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -229,6 +230,7 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
         = &'a mut [C]
     where
         Self: 'a;
+    const COLUMNS: usize = 1;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {

@@ -85,6 +85,10 @@ pub trait Access<'w>: Sized {
     where
         Self: 'a;
 
+    /// The number of columns: [`plan`](Self::plan) tells the planner of
+    /// this many.
+    const COLUMNS: usize;
+
     /// Tells `planner` about each column, in order.
     fn plan(&self, planner: &mut Planner<'w>);
 
@@ -92,6 +96,18 @@ pub trait Access<'w>: Sized {
     /// (each storage tries that slot before its sparse lookup); `None` if it
     /// does not match.
     fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>>;
+
+    /// [`get`](Self::get) in a walk that column number `driver` drives
+    /// (counting columns from 0 in the order [`plan`](Self::plan) tells
+    /// them): that column holds `entity` in `slot`, its own, so it takes
+    /// its item from there unchecked. Called with a constant `driver`, the
+    /// walk compiles to one loop per driving column, each with no test of
+    /// who drives.
+    #[inline(always)]
+    fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<Self::Item<'_>> {
+        let _ = driver;
+        self.get(entity, slot)
+    }
 
     /// The items of `entity` for the whole of `'w`, consuming the fetch.
     fn get_owned(self, entity: Entity) -> Option<Self::Item<'w>>;
@@ -217,6 +233,7 @@ impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
         = &'w [C]
     where
         Self: 'a;
+    const COLUMNS: usize = 1;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -226,6 +243,15 @@ impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     #[inline]
     fn get(&mut self, entity: Entity, slot: usize) -> Option<&'w C> {
         self.next(entity, slot)
+    }
+
+    #[inline(always)]
+    fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<&'w C> {
+        let storage: &'w SparseMap<C, K> = self;
+        match driver {
+            0 => storage.values().get(slot),
+            _ => self.get(entity, slot),
+        }
     }
 
     #[inline]
@@ -286,6 +312,7 @@ macro_rules! impl_written_column {
                 = &'a mut [C]
             where
                 Self: 'a;
+            const COLUMNS: usize = 1;
 
             #[inline]
             fn plan(&self, planner: &mut Planner<'w>) {
@@ -302,6 +329,14 @@ macro_rules! impl_written_column {
             #[inline]
             fn get(&mut self, entity: Entity, slot: usize) -> Option<&mut C> {
                 self.get_mut_at(entity, slot)
+            }
+
+            #[inline(always)]
+            fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<&mut C> {
+                match driver {
+                    0 => self.value_at(entity, slot),
+                    _ => self.get_mut_at(entity, slot),
+                }
             }
 
             #[inline]
@@ -369,6 +404,7 @@ impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
         = MaybeRows<F::Slots<'a>>
     where
         Self: 'a;
+    const COLUMNS: usize = F::COLUMNS;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -437,6 +473,7 @@ impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
         = Units<'w>
     where
         Self: 'a;
+    const COLUMNS: usize = 1;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -446,6 +483,14 @@ impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     #[inline]
     fn get(&mut self, entity: Entity, slot: usize) -> Option<()> {
         self.next(entity, slot)
+    }
+
+    #[inline(always)]
+    fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<()> {
+        match driver {
+            0 => Some(()),
+            _ => self.get(entity, slot),
+        }
     }
 
     #[inline]
@@ -498,6 +543,7 @@ impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
         = NoRows
     where
         Self: 'a;
+    const COLUMNS: usize = 1;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -566,6 +612,7 @@ macro_rules! impl_tuples {
                 = Rows<($($f::Slots<'a>,)+)>
             where
                 Self: 'a;
+            const COLUMNS: usize = 0 $(+ $f::COLUMNS)+;
 
             #[inline]
             fn plan(&self, planner: &mut Planner<'w>) {
@@ -577,6 +624,25 @@ macro_rules! impl_tuples {
             fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>> {
                 let ($($f,)+) = self;
                 Some(($($f.get(entity, slot)?,)+))
+            }
+
+            #[inline(always)]
+            fn get_driven(
+                &mut self,
+                entity: Entity,
+                slot: usize,
+                driver: usize,
+            ) -> Option<Self::Item<'_>> {
+                let ($($f,)+) = self;
+                // Each element is told the driver's number among its own
+                // columns (a number past them if it is not one of them).
+                let mut first = 0;
+                $(
+                    let $f = $f.get_driven(entity, slot, driver.wrapping_sub(first))?;
+                    first += <$f as Access<'w>>::COLUMNS;
+                )+
+                let _ = first;
+                Some(($($f,)+))
             }
 
             #[inline]

@@ -138,7 +138,13 @@ impl<'w, F: Access<'w>> Join<'w, F> {
     pub fn for_each(mut self, mut f: impl FnMut(Entity, F::Item<'_>)) {
         let mut planner = Planner::new();
         self.fetch.plan(&mut planner);
-        match planner.finish().walk {
+        let plan = planner.finish();
+        debug_assert_eq!(
+            plan.columns,
+            F::COLUMNS,
+            "the driver's number counts columns"
+        );
+        match plan.walk {
             Walk::Packed(entities) => {
                 // Exactly one owning group's storages (or one storage):
                 // walk their packed slots side by side. (Rows first: LLVM
@@ -175,10 +181,15 @@ impl<'w, F: Access<'w>> Join<'w, F> {
                         let lookups = (slot - lined_up_until).clamp(GRANULE, BLOCK);
                         let span = slot..driver.len().min(slot + lookups);
                         slot = span.end;
-                        for (slot, &entity) in span.clone().zip(&driver[span]) {
-                            if let Some(items) = self.fetch.get(entity, slot) {
-                                f(entity, items);
-                            }
+                        // One loop for each of the first columns as the
+                        // driver, which then takes its items unchecked.
+                        let columns = F::COLUMNS;
+                        match plan.driver {
+                            0 => look_up(&mut self.fetch, driver, span, 0, &mut f),
+                            1 if columns > 1 => look_up(&mut self.fetch, driver, span, 1, &mut f),
+                            2 if columns > 2 => look_up(&mut self.fetch, driver, span, 2, &mut f),
+                            3 if columns > 3 => look_up(&mut self.fetch, driver, span, 3, &mut f),
+                            column => look_up(&mut self.fetch, driver, span, column, &mut f),
                         }
                     }
                 }
@@ -222,6 +233,23 @@ impl<'w, F: Access<'w>> Join<'w, F> {
         let mut count = 0;
         self.for_each(|_, _| count += 1);
         count
+    }
+}
+
+/// Looks up the entities of `driver` in slots `span`, the `column`-th column
+/// driving, and calls `f` with the items of those that match.
+#[inline(always)]
+fn look_up<'w, F: Access<'w>>(
+    fetch: &mut F,
+    driver: &[Entity],
+    span: core::ops::Range<usize>,
+    column: usize,
+    f: &mut impl FnMut(Entity, F::Item<'_>),
+) {
+    for (slot, &entity) in span.clone().zip(&driver[span]) {
+        if let Some(items) = fetch.get_driven(entity, slot, column) {
+            f(entity, items);
+        }
     }
 }
 

@@ -42,6 +42,7 @@ macro_rules! impl_or {
                 = NoRows
             where
                 Self: 'a;
+            const COLUMNS: usize = 0 $(+ $f::COLUMNS)+;
 
             #[inline]
             fn plan(&self, planner: &mut Planner<'w>) {

@@ -78,6 +78,8 @@ pub struct Planner<'w> {
     required: u32,
     /// The shortest required column.
     shortest: Option<&'w [Entity]>,
+    /// Its number, counting columns from 0 in the order they are folded in.
+    shortest_column: usize,
     /// The first column (packed walks take their entities from it).
     first: Option<&'w [Entity]>,
     writer: Writer<'w>,
@@ -103,6 +105,7 @@ impl<'w> Planner<'w> {
             columns: 0,
             required: 0,
             shortest: None,
+            shortest_column: 0,
             first: None,
             writer: Writer::None,
             optional: false,
@@ -142,10 +145,13 @@ impl<'w> Planner<'w> {
         }
         if column.required {
             self.required += 1;
-            self.shortest = Some(match self.shortest {
-                Some(shortest) if shortest.len() <= column.entities.len() => shortest,
-                _ => column.entities,
-            });
+            match self.shortest {
+                Some(shortest) if shortest.len() <= column.entities.len() => {}
+                _ => {
+                    self.shortest = Some(column.entities);
+                    self.shortest_column = self.columns as usize - 1;
+                }
+            }
         }
         self.candidates |= column.candidates;
         self.writer = match (self.writer, column.written, column.required) {
@@ -208,6 +214,8 @@ impl<'w> Planner<'w> {
         };
         Plan {
             walk,
+            driver: self.shortest_column,
+            columns: self.columns as usize,
             writer_walk,
             out_of_step: self.out_of_step,
         }
@@ -220,6 +228,12 @@ pub(crate) struct Plan<'w> {
     /// For a walk any column may drive (`for_each`): packed, or driven by
     /// the shortest required column.
     pub(crate) walk: Walk<'w>,
+    /// When `walk` is driven, the number of the column that drives it,
+    /// counting columns from 0 in the order the fetch tells them (see
+    /// [`Access::get_driven`](super::fetch::Access::get_driven)).
+    pub(crate) driver: usize,
+    /// The number of columns folded in.
+    pub(crate) columns: usize,
     /// For a walk the written column must drive (an iterator, a parallel
     /// split): packed, or driven by the one written column (by the shortest
     /// required one if none is written); `None` if two columns are written
@@ -350,6 +364,26 @@ mod tests {
                 "{what}: writer walk"
             );
             assert!(!plan.out_of_step, "{what}");
+        }
+    }
+
+    #[test]
+    fn the_driver_is_numbered_in_column_order() {
+        let storages = entities();
+        let req = |storage| (storage, true, false, None);
+        let opt = |storage| (storage, false, false, None);
+        #[rustfmt::skip]
+        let table: &[(&str, &[Case], usize)] = &[
+            ("the shortest second", &[req(0), req(3)], 1),
+            ("the shortest first", &[req(3), req(0)], 0),
+            ("a tie goes to the first", &[req(1), req(2)], 0),
+            ("optional columns count, never drive", &[opt(3), req(0), opt(3), req(1)], 3),
+        ];
+        for (what, cases, driver) in table {
+            let plan = plan(&storages, cases, &[]);
+            assert!(matches!(plan.walk, Walk::Driven(_)), "{what}");
+            assert_eq!(plan.driver, *driver, "{what}");
+            assert_eq!(plan.columns, cases.len(), "{what}");
         }
     }
 

@@ -251,6 +251,14 @@ impl<'w, T> ViewMut<'w, T> {
         }
     }
 
+    /// The value in view slot `slot`, the slot of `entity` (the view's
+    /// entities drive the walk).
+    #[inline]
+    pub(crate) fn value_at(&mut self, entity: Entity, slot: usize) -> Option<&mut T> {
+        let _ = entity;
+        self.data.get_mut(slot)
+    }
+
     /// The values in view slots `slots`, mutably.
     ///
     /// # Panics
@@ -520,6 +528,17 @@ impl<'w, T> TrackedViewMut<'w, T> {
         let slot = self.view.index_of(entity)?;
         self.touch(slot, entity);
         self.view.data.get_mut(slot)
+    }
+
+    /// The value in view slot `slot`, the slot of `entity` (the view's
+    /// entities drive the walk); marked.
+    #[inline]
+    pub(crate) fn value_at(&mut self, entity: Entity, slot: usize) -> Option<&mut T> {
+        let value = self.view.data.get_mut(slot)?;
+        if let Some(log) = &mut self.log {
+            log.changed(self.view.offset + slot, entity);
+        }
+        Some(value)
     }
 
     /// The values in view slots `slots`, mutably, every one marked.
