@@ -647,7 +647,7 @@ fn lopsided() -> (Many, Vec<Entity>) {
 }
 
 #[test]
-fn for_each_is_driven_by_the_smallest_required_storage() {
+fn for_each_and_for_loops_are_driven_by_the_smallest_required_storage() {
     let (mut world, rare) = lopsided();
     let h_order: Vec<Entity> = world
         .h
@@ -689,14 +689,25 @@ fn for_each_is_driven_by_the_smallest_required_storage() {
         .for_each(|e, _| seen.push(e));
     assert_eq!(seen, h_order);
 
-    // A `for` loop with `&mut A` first walks A's storage instead.
+    // So does a `for` loop, whichever storage it writes, and however many.
     let looped: Vec<Entity> = world
         .query_mut::<(&mut A, &H)>()
         .into_iter()
         .map(|(e, _)| e)
         .collect();
-    assert_eq!(looped, a_order);
-    // A read-only loop is driven by the smallest storage.
+    assert_eq!(looped, h_order);
+    let looped: Vec<Entity> = world
+        .query_mut::<(&H, &mut A)>()
+        .into_iter()
+        .map(|(e, _)| e)
+        .collect();
+    assert_eq!(looped, h_order);
+    let looped: Vec<Entity> = world
+        .query_mut::<(&mut A, With<H>, &mut B)>()
+        .into_iter()
+        .map(|(e, _)| e)
+        .collect();
+    assert_eq!(looped, h_order);
     let looped: Vec<Entity> = world
         .query_mut::<(&A, &H)>()
         .into_iter()

@@ -57,9 +57,10 @@ pub fn join<'w, T: IntoFetch<'w>>(storages: T) -> Join<'w, T::Fetch> {
 ///
 /// [`for_each`](Join::for_each) and a `for` loop run any query;
 /// `par_for_each` works for the shapes listed in the
-/// [module docs](crate::query). `for_each` is the fastest: a `for` loop
-/// over two written storages that are not exactly one owning group hands
-/// out the second's values from a table it makes when the loop starts.
+/// [module docs](crate::query). Both are driven by the smallest required
+/// storage. `for_each` is the fastest: in a `for` loop, a written storage
+/// that does not drive the walk (outside one owning group) hands out its
+/// values from a table it makes when the loop starts.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -254,11 +255,12 @@ fn look_up<'w, F: Access<'w>>(
 }
 
 /// A `for` loop runs every query shape. It walks an owning group's packed
-/// slots, or is driven by the storage it writes if it writes one (by the
-/// smallest required one otherwise). A written storage that does not drive
-/// (a second `&mut`, an `Option<&mut C>`, a `Changed<&mut C>`) hands out
-/// its values by handle, from a table of one pointer per value made when
-/// the loop starts: [`for_each`](Join::for_each) needs no table.
+/// slots, or is driven by the smallest required storage (of two as short,
+/// a written one), as [`for_each`](Join::for_each) is. A written storage
+/// that does not drive (a larger one, a second `&mut`, an
+/// `Option<&mut C>`, a `Changed<&mut C>`) hands out its values by handle,
+/// from a table of one pointer per value made when the loop starts:
+/// `for_each` needs no table.
 impl<'w, F: Access<'w>> IntoIterator for Join<'w, F> {
     type Item = (Entity, F::Item<'w>);
     type IntoIter = QueryIter<'w, F>;

@@ -8,10 +8,10 @@
 //!   storages, trusted and in step, or one storage alone: walk their first
 //!   `len` slots side by side, no lookups;
 //! * **driven**: walk the entities of one column (the *driver*) and look each
-//!   up in the others. `walk` lets the shortest required column drive;
+//!   up in the others. `walk` lets the shortest required column drive (of
+//!   two as short, a written one), whatever the order of the terms;
 //!   `writer_walk` makes the written column drive, which is what safe code
-//!   needs to hand out `&mut` from an iterator, or to split a walk across
-//!   threads;
+//!   needs to split a walk across threads;
 //! * **empty**: no column is required, so nothing can match.
 //!
 //! [`QueryIter`]: super::QueryIter
@@ -80,6 +80,8 @@ pub struct Planner<'w> {
     shortest: Option<&'w [Entity]>,
     /// Its number, counting columns from 0 in the order they are folded in.
     shortest_column: usize,
+    /// It is written.
+    shortest_written: bool,
     /// The first column (packed walks take their entities from it).
     first: Option<&'w [Entity]>,
     writer: Writer<'w>,
@@ -106,6 +108,7 @@ impl<'w> Planner<'w> {
             required: 0,
             shortest: None,
             shortest_column: 0,
+            shortest_written: false,
             first: None,
             writer: Writer::None,
             optional: false,
@@ -145,11 +148,19 @@ impl<'w> Planner<'w> {
         }
         if column.required {
             self.required += 1;
+            // The shortest drives; of two as short, a written one (an
+            // iterator then hands out its values in order, with no table),
+            // else the first.
+            let len = column.entities.len();
             match self.shortest {
-                Some(shortest) if shortest.len() <= column.entities.len() => {}
+                Some(shortest)
+                    if shortest.len() < len
+                        || (shortest.len() == len
+                            && (self.shortest_written || !column.written)) => {}
                 _ => {
                     self.shortest = Some(column.entities);
                     self.shortest_column = self.columns as usize - 1;
+                    self.shortest_written = column.written;
                 }
             }
         }
@@ -225,8 +236,8 @@ impl<'w> Planner<'w> {
 /// How a query is walked. See the module docs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan<'w> {
-    /// For a walk any column may drive (`for_each`): packed, or driven by
-    /// the shortest required column.
+    /// For a walk any column may drive (`for_each`, a `for` loop): packed,
+    /// or driven by the shortest required column.
     pub(crate) walk: Walk<'w>,
     /// When `walk` is driven, the number of the column that drives it,
     /// counting columns from 0 in the order the fetch tells them (see
@@ -234,8 +245,7 @@ pub(crate) struct Plan<'w> {
     pub(crate) driver: usize,
     /// The number of columns folded in.
     pub(crate) columns: usize,
-    /// For a walk the written column must drive (an iterator, a parallel
-    /// split): packed, or driven by the one written column (by the shortest
+    /// For a walk the written column must drive (a parallel split): packed, or driven by the one written column (by the shortest
     /// required one if none is written); `None` if two columns are written
     /// outside one packed group, or an optional one is.
     pub(crate) writer_walk: Option<Walk<'w>>,
@@ -324,7 +334,9 @@ mod tests {
              &[(3, true, false, None), (0, true, false, None)], ("driven", 2, 30), Some(("driven", 2, 30))),
             ("a tie goes to the first",
              &[(1, true, false, None), (2, true, false, None)], ("driven", 4, 0), Some(("driven", 4, 0))),
-            ("the written column drives an iterator, the shortest a for_each",
+            ("or to a written column, wherever it is",
+             &[(1, true, false, None), (2, true, true, None)], ("driven", 4, 20), Some(("driven", 4, 20))),
+            ("the shortest drives a for_each or a loop, the written column a parallel split",
              &[(0, true, true, None), (3, true, false, None)], ("driven", 2, 30), Some(("driven", 10, 0))),
             ("in any position",
              &[(3, true, false, None), (0, true, true, None)], ("driven", 2, 30), Some(("driven", 10, 0))),
@@ -332,9 +344,9 @@ mod tests {
              &[(0, true, false, None), (3, false, false, None)], ("driven", 10, 0), Some(("driven", 10, 0))),
             ("nor does a filter out",
              &[(0, true, false, None), (3, false, false, None), (1, false, false, None)], ("driven", 10, 0), Some(("driven", 10, 0))),
-            ("two written columns: no iterator",
+            ("two written columns: no parallel split",
              &[(0, true, true, None), (1, true, true, None)], ("driven", 4, 0), None),
-            ("an optional written column: no iterator",
+            ("an optional written column: no parallel split",
              &[(0, true, false, None), (1, false, true, None)], ("driven", 10, 0), None),
             ("exactly a trusted group walks packed",
              &[(0, true, true, g(0)), (1, true, true, g(1))], ("packed", 3, 0), Some(("packed", 3, 0))),
