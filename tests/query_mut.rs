@@ -386,6 +386,29 @@ where
     }
 }
 
+/// Takes `T` off `e`, if it has one, `percent` times in 100.
+fn maybe_remove<T: Value>(world: &mut Many, rng: &mut Rng, e: Entity, percent: u64)
+where
+    Many: Contains<T>,
+{
+    if rng.chance(percent) {
+        world.remove::<T>(e);
+    }
+}
+
+/// Takes `T` off `e` and puts it back (at the end of its storage), if it
+/// has one, `percent` times in 100.
+fn maybe_put_back<T: Value>(world: &mut Many, rng: &mut Rng, e: Entity, percent: u64)
+where
+    Many: Contains<T>,
+{
+    if rng.chance(percent) {
+        if let Some(value) = world.remove::<T>(e) {
+            world.add(e, value);
+        }
+    }
+}
+
 fn dress(world: &mut Many, rng: &mut Rng, e: Entity) {
     maybe_add::<A>(world, rng, e);
     maybe_add::<B>(world, rng, e);
@@ -447,13 +470,6 @@ fn populated(seed: u64) -> (Many, Vec<Entity>) {
 /// some slots out of line: a component taken off and put back (it goes to
 /// the end), removals, despawns with index reuse, and a rare `H`.
 fn lined_up(seed: u64) -> (Many, Vec<Entity>) {
-    fn put_back<T: Value>(world: &mut Many, e: Entity)
-    where
-        Many: Contains<T>,
-    {
-        let value = world.remove::<T>(e).unwrap();
-        world.add(e, value);
-    }
     fn bundle(i: u32) -> (A, B, C, D, E, F, G) {
         let v = |k: u32| i * 10 + k;
         (
@@ -470,34 +486,17 @@ fn lined_up(seed: u64) -> (Many, Vec<Entity>) {
     let mut world = Many::new();
     let mut issued: Vec<Entity> = (0..1300).map(|i| world.spawn_with(bundle(i))).collect();
     for &e in &issued {
-        if rng.chance(1) {
-            put_back::<A>(&mut world, e);
-        }
-        if rng.chance(1) {
-            put_back::<B>(&mut world, e);
-        }
+        let (w, rng) = (&mut world, &mut rng);
+        maybe_put_back::<A>(w, rng, e, 1);
+        maybe_put_back::<B>(w, rng, e, 1);
         // Every component off some entities, so `Without` finds some.
-        if rng.chance(1) {
-            world.remove::<A>(e);
-        }
-        if rng.chance(2) {
-            world.remove::<B>(e);
-        }
-        if rng.chance(3) {
-            world.remove::<C>(e);
-        }
-        if rng.chance(3) {
-            world.remove::<D>(e);
-        }
-        if rng.chance(2) {
-            world.remove::<E>(e);
-        }
-        if rng.chance(2) {
-            world.remove::<F>(e);
-        }
-        if rng.chance(2) {
-            world.remove::<G>(e);
-        }
+        maybe_remove::<A>(w, rng, e, 1);
+        maybe_remove::<B>(w, rng, e, 2);
+        maybe_remove::<C>(w, rng, e, 3);
+        maybe_remove::<D>(w, rng, e, 3);
+        maybe_remove::<E>(w, rng, e, 2);
+        maybe_remove::<F>(w, rng, e, 2);
+        maybe_remove::<G>(w, rng, e, 2);
         if rng.chance(5) {
             world.add(e, H(e.index() * 10 + 7));
         }
