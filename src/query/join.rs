@@ -2,6 +2,7 @@
 //! storages you borrowed yourself.
 
 use core::marker::PhantomData;
+use core::ops::Range;
 
 use super::fetch::{Access, IntoFetch, GRANULE};
 use super::iter::QueryIter;
@@ -143,7 +144,7 @@ impl<'w, F: Access<'w>> Join<'w, F> {
         debug_assert_eq!(
             plan.columns,
             F::COLUMNS,
-            "the driver's number counts columns"
+            "Access::COLUMNS counts the columns"
         );
         match plan.walk {
             Walk::Packed(entities) => {
@@ -157,43 +158,8 @@ impl<'w, F: Access<'w>> Join<'w, F> {
                 }
             }
             Walk::Driven(driver) => {
-                // Where every column lines up with the driver (holds its
-                // entities in the same slots), a run of slots is walked as
-                // rows, with no lookup; a granule that does not line up is
-                // looked up entity by entity.
                 self.fetch.drive(driver);
-                let mut slot = 0;
-                // Where the last run that lined up ended.
-                let mut lined_up_until = 0;
-                while slot < driver.len() {
-                    let block = slot..driver.len().min(slot + BLOCK);
-                    let run = self.fetch.lined_up(driver, block);
-                    if run > 0 {
-                        let slots = slot..slot + run;
-                        slot = slots.end;
-                        lined_up_until = slot;
-                        let rows = self.fetch.slots(slots.clone()).into_iter();
-                        for (items, &entity) in rows.zip(&driver[slots]) {
-                            f(entity, items);
-                        }
-                    } else {
-                        // As many lookups as since the last run (a granule
-                        // at first): checks that keep failing get rarer.
-                        let lookups = (slot - lined_up_until).clamp(GRANULE, BLOCK);
-                        let span = slot..driver.len().min(slot + lookups);
-                        slot = span.end;
-                        // One loop for each of the first columns as the
-                        // driver, which then takes its items unchecked.
-                        let columns = F::COLUMNS;
-                        match plan.driver {
-                            0 => look_up(&mut self.fetch, driver, span, 0, &mut f),
-                            1 if columns > 1 => look_up(&mut self.fetch, driver, span, 1, &mut f),
-                            2 if columns > 2 => look_up(&mut self.fetch, driver, span, 2, &mut f),
-                            3 if columns > 3 => look_up(&mut self.fetch, driver, span, 3, &mut f),
-                            column => look_up(&mut self.fetch, driver, span, column, &mut f),
-                        }
-                    }
-                }
+                driven(&mut self.fetch, driver, plan.driver, &mut f);
             }
             Walk::Empty => {}
         }
@@ -237,13 +203,62 @@ impl<'w, F: Access<'w>> Join<'w, F> {
     }
 }
 
+/// A driven walk: calls `f` with the items of each entity of `driver` that
+/// matches, `column` being the driver's number among the columns of
+/// `fetch`, which was told of `driver` (see [`Access::drive`]).
+///
+/// Where every column lines up with the driver (holds its entities in the
+/// same slots), a run of slots is walked as rows, with no lookup; where
+/// they do not, the entities are looked up one by one, the driver taking
+/// its items unchecked.
+#[inline(always)]
+fn driven<'w, F: Access<'w>>(
+    fetch: &mut F,
+    driver: &[Entity],
+    column: usize,
+    f: &mut impl FnMut(Entity, F::Item<'_>),
+) {
+    let mut slot = 0;
+    // Where the last run that lined up ended.
+    let mut lined_up_until = 0;
+    while slot < driver.len() {
+        let run = fetch.lined_up(driver, slot..driver.len().min(slot + BLOCK));
+        if run > 0 {
+            let slots = slot..slot + run;
+            slot = slots.end;
+            lined_up_until = slot;
+            let rows = fetch.slots(slots.clone()).into_iter();
+            for (items, &entity) in rows.zip(&driver[slots]) {
+                f(entity, items);
+            }
+        } else {
+            // As many lookups as since the last run (a granule at first):
+            // checks that keep failing get rarer.
+            let lookups = (slot - lined_up_until).clamp(GRANULE, BLOCK);
+            let span = slot..driver.len().min(slot + lookups);
+            slot = span.end;
+            // One loop for each of the first columns as the driver, which
+            // then takes its items unchecked (`column` is a constant in
+            // each).
+            let columns = F::COLUMNS;
+            match column {
+                0 => look_up(fetch, driver, span, 0, f),
+                1 if columns > 1 => look_up(fetch, driver, span, 1, f),
+                2 if columns > 2 => look_up(fetch, driver, span, 2, f),
+                3 if columns > 3 => look_up(fetch, driver, span, 3, f),
+                column => look_up(fetch, driver, span, column, f),
+            }
+        }
+    }
+}
+
 /// Looks up the entities of `driver` in slots `span`, the `column`-th column
 /// driving, and calls `f` with the items of those that match.
 #[inline(always)]
 fn look_up<'w, F: Access<'w>>(
     fetch: &mut F,
     driver: &[Entity],
-    span: core::ops::Range<usize>,
+    span: Range<usize>,
     column: usize,
     f: &mut impl FnMut(Entity, F::Item<'_>),
 ) {
