@@ -362,10 +362,11 @@ fn spawner(
 /// Walks the player towards a waypoint, and picks a new random one in the
 /// middle of the arena on arrival.
 ///
-/// `for_each` is driven by the smallest storage the join requires, here
-/// `Player`, which holds one entity. A `for` loop over the same join would
-/// be driven by the storage it writes, `Velocity`, and walk every monster
-/// and projectile to find the player.
+/// The join is driven by the smallest storage it requires, here `Player`,
+/// which holds one entity: it finds the player without walking every
+/// monster and projectile. (A `for` loop over it would be driven by
+/// `Player` too, and make a table of `Velocity`'s values to hand out the
+/// player's; `for_each` needs none.)
 fn pilot(
     velocities: &mut SparseMap<Velocity>,
     positions: &SparseMap<Position>,

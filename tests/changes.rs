@@ -94,6 +94,36 @@ fn a_writing_walk_survives_the_log_compacting_under_it() {
     }
 }
 
+/// A walk over storages that line up (the same entities in the same slots)
+/// takes their values a run of slots at a time: each value it hands out is
+/// marked changed, and no other.
+#[test]
+fn a_walk_over_lined_up_storages_marks_what_it_hands_out() {
+    let mut world = Game::new();
+    let all: Vec<Entity> = (0..100).map(|i| world.spawn_with((Hp(i), Tag))).collect();
+    // Values past the tagged ones, and tags off a few in the middle: the
+    // walk, driven by the tags, lines up with `Hp` in runs between them.
+    for i in 100..120 {
+        world.spawn_with((Hp(i),));
+    }
+    for &e in all.iter().skip(30).step_by(25) {
+        world.remove::<Tag>(e);
+    }
+    world.clear_changes();
+    let mut visits = Vec::new();
+    world
+        .query_mut::<(&mut Hp, With<Tag>)>()
+        .for_each(|e, (hp, ())| {
+            hp.0 += 1000;
+            visits.push(e);
+        });
+    visits.sort();
+    let mut tagged: Vec<Entity> = world.tag.entities().to_vec();
+    tagged.sort();
+    assert_eq!(visits, tagged);
+    assert_eq!(changed(&world), tagged);
+}
+
 /// `Added` when another column drives: each entity is looked up by handle.
 #[test]
 fn added_with_another_driver() {

@@ -8,6 +8,8 @@
 //! does), so `for_each` over `Changed<…>` costs O(entities changed), never
 //! a scan of the storage.
 
+use core::ops::Range;
+
 use super::fetch::{Access, Cursor, IntoFetch, ReadOnly};
 use super::filters::{Added, Changed};
 use super::plan::{Column, Planner};
@@ -82,6 +84,11 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     type Item<'a> = &'w C;
     type Rows = &'w [C];
     type Cursor = Self;
+    type Slots<'a>
+        = &'w [C]
+    where
+        Self: 'a;
+    const COLUMNS: usize = 1;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -115,6 +122,18 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     #[inline]
     fn into_cursor(self) -> Self {
         self
+    }
+
+    /// Never: each candidate is checked against the log.
+    #[inline]
+    fn lined_up(&self, _driver: &[Entity], _slots: Range<usize>) -> usize {
+        0
+    }
+
+    /// Never called.
+    #[inline]
+    fn slots(&mut self, slots: Range<usize>) -> &'w [C] {
+        &self.map.values()[slots]
     }
 
     /// Each half is told again which slice drives it.
@@ -207,6 +226,11 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
     type Item<'a> = &'a mut C;
     type Rows = &'w mut [C];
     type Cursor = ChangedCursor<'w, C>;
+    type Slots<'a>
+        = &'a mut [C]
+    where
+        Self: 'a;
+    const COLUMNS: usize = 1;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -241,6 +265,18 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
     #[inline]
     fn into_cursor(self) -> ChangedCursor<'w, C> {
         self.view.into_changed_cursor(self.filter)
+    }
+
+    /// Never: each candidate is checked against the log.
+    #[inline]
+    fn lined_up(&self, _driver: &[Entity], _slots: Range<usize>) -> usize {
+        0
+    }
+
+    /// Never called.
+    #[inline]
+    fn slots(&mut self, slots: Range<usize>) -> &mut [C] {
+        self.view.values_in(slots)
     }
 
     /// Never called: the plan gives a written column of candidates no

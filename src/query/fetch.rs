@@ -7,6 +7,8 @@
 //! Every walk is generic over it; none of it can be implemented or called
 //! from outside the crate.
 
+use core::ops::Range;
+
 use super::filters::{Maybe, With, Without};
 use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
@@ -76,6 +78,17 @@ pub trait Access<'w>: Sized {
     /// `Cursor`, in this module).
     type Cursor: Cursor<Item = Self::Item<'w>>;
 
+    /// The rows of a run of a driven walk whose columns line up (see
+    /// [`lined_up`](Self::lined_up)): each column's slots in the run,
+    /// zipped, borrowed from the fetch for `'a`.
+    type Slots<'a>: IntoIterator<Item = Self::Item<'a>>
+    where
+        Self: 'a;
+
+    /// The number of columns: [`plan`](Self::plan) tells the planner of
+    /// this many.
+    const COLUMNS: usize;
+
     /// Tells `planner` about each column, in order.
     fn plan(&self, planner: &mut Planner<'w>);
 
@@ -83,6 +96,18 @@ pub trait Access<'w>: Sized {
     /// (each storage tries that slot before its sparse lookup); `None` if it
     /// does not match.
     fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>>;
+
+    /// [`get`](Self::get) in a walk that column number `driver` drives
+    /// (counting columns from 0 in the order [`plan`](Self::plan) tells
+    /// them): that column holds `entity` in `slot`, its own, so it takes
+    /// its item from there unchecked. Called with a constant `driver`, the
+    /// walk compiles to one loop per driving column, each with no test of
+    /// who drives.
+    #[inline(always)]
+    fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<Self::Item<'_>> {
+        let _ = driver;
+        self.get(entity, slot)
+    }
 
     /// The items of `entity` for the whole of `'w`, consuming the fetch.
     fn get_owned(self, entity: Entity) -> Option<Self::Item<'w>>;
@@ -94,6 +119,20 @@ pub trait Access<'w>: Sized {
     /// A cursor for a driven walk ([`drive`](Self::drive) was told its
     /// driver first).
     fn into_cursor(self) -> Self::Cursor;
+
+    /// How many of slots `slots` of a driven walk, from the first, every
+    /// column holds the entities of `driver` in, in the same order (see
+    /// [`run`]): each entity there matches, and its items are in those
+    /// slots of every column, so [`slots`](Self::slots) walks them with no
+    /// lookup. Storages filled with the same entities in the same order
+    /// (spawned with one bundle) line up everywhere; a column that can only
+    /// tell by looking each entity up (`Without`, `Or`, a change filter)
+    /// never does (0).
+    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize;
+
+    /// The rows of slots `slots`. Only called on slots every column lines
+    /// up in (see [`lined_up`](Self::lined_up)).
+    fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_>;
 
     /// Splits the written column into its slots `..mid` and `mid..` of the
     /// walk's driver (which is that column); read columns are shared. Only
@@ -143,10 +182,58 @@ fn column<T, K: Track>(storage: &SparseMap<T, K>, required: bool, written: bool)
     }
 }
 
+/// The entities of a granule: a driven walk learns whether its columns
+/// line up with the driver a granule at a time, and looks the entities of
+/// a granule that does not up one by one.
+pub(crate) const GRANULE: usize = 16;
+
+/// How many of slots `slots`, from the first, `entities` holds the entities
+/// of `driver` in: all of them at once if the two are the same array (the
+/// driver's own column), else counted in whole granules (each compared
+/// without an early exit, so that it compiles to wide compares), up to the
+/// first granule that differs.
+#[inline]
+pub(crate) fn run(entities: &[Entity], driver: &[Entity], slots: Range<usize>) -> usize {
+    let end = slots.end.min(entities.len()).min(driver.len());
+    let (Some(mine), Some(theirs)) = (entities.get(slots.start..end), driver.get(slots.start..end))
+    else {
+        return 0;
+    };
+    if core::ptr::eq(mine, theirs) {
+        return mine.len();
+    }
+    if mine.first() != theirs.first() {
+        return 0;
+    }
+    let same = |a: &[Entity], b: &[Entity]| {
+        a.iter()
+            .zip(b)
+            .fold(0, |differ, (a, b)| differ | (a.to_bits() ^ b.to_bits()))
+            == 0
+    };
+    let (mut a, mut b) = (mine.chunks_exact(GRANULE), theirs.chunks_exact(GRANULE));
+    let mut run = 0;
+    for (a, b) in (&mut a).zip(&mut b) {
+        if !same(a, b) {
+            return run;
+        }
+        run += GRANULE;
+    }
+    if same(a.remainder(), b.remainder()) {
+        run += a.remainder().len();
+    }
+    run
+}
+
 impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     type Item<'a> = &'w C;
     type Rows = &'w [C];
     type Cursor = Self;
+    type Slots<'a>
+        = &'w [C]
+    where
+        Self: 'a;
+    const COLUMNS: usize = 1;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -156,6 +243,15 @@ impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     #[inline]
     fn get(&mut self, entity: Entity, slot: usize) -> Option<&'w C> {
         self.next(entity, slot)
+    }
+
+    #[inline(always)]
+    fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<&'w C> {
+        let storage: &'w SparseMap<C, K> = self;
+        match driver {
+            0 => storage.values().get(slot),
+            _ => self.get(entity, slot),
+        }
     }
 
     #[inline]
@@ -171,6 +267,16 @@ impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     #[inline]
     fn into_cursor(self) -> Self {
         self
+    }
+
+    #[inline]
+    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+        run(self.entities(), driver, slots)
+    }
+
+    #[inline]
+    fn slots(&mut self, slots: Range<usize>) -> &'w [C] {
+        &self.values()[slots]
     }
 
     #[inline]
@@ -202,6 +308,11 @@ macro_rules! impl_written_column {
             type Item<'a> = &'a mut C;
             type Rows = &'w mut [C];
             type Cursor = $cursor<'w, C>;
+            type Slots<'a>
+                = &'a mut [C]
+            where
+                Self: 'a;
+            const COLUMNS: usize = 1;
 
             #[inline]
             fn plan(&self, planner: &mut Planner<'w>) {
@@ -220,6 +331,14 @@ macro_rules! impl_written_column {
                 self.get_mut_at(entity, slot)
             }
 
+            #[inline(always)]
+            fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<&mut C> {
+                match driver {
+                    0 => self.value_at(entity, slot),
+                    _ => self.get_mut_at(entity, slot),
+                }
+            }
+
             #[inline]
             fn get_owned(self, entity: Entity) -> Option<&'w mut C> {
                 self.into_mut(entity)
@@ -233,6 +352,16 @@ macro_rules! impl_written_column {
             #[inline]
             fn into_cursor(self) -> $cursor<'w, C> {
                 $into_cursor(self)
+            }
+
+            #[inline]
+            fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+                run(self.entities(), driver, slots)
+            }
+
+            #[inline]
+            fn slots(&mut self, slots: Range<usize>) -> &mut [C] {
+                self.values_in(slots)
             }
 
             #[inline]
@@ -271,6 +400,11 @@ impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
     type Item<'a> = Option<F::Item<'a>>;
     type Rows = MaybeRows<F::Rows>;
     type Cursor = Maybe<F::Cursor>;
+    type Slots<'a>
+        = MaybeRows<F::Slots<'a>>
+    where
+        Self: 'a;
+    const COLUMNS: usize = F::COLUMNS;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -295,6 +429,17 @@ impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
     #[inline]
     fn into_cursor(self) -> Self::Cursor {
         Maybe(self.0.into_cursor())
+    }
+
+    /// Only where the column holds every entity of the run.
+    #[inline]
+    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+        self.0.lined_up(driver, slots)
+    }
+
+    #[inline]
+    fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_> {
+        MaybeRows(self.0.slots(slots))
     }
 
     #[inline]
@@ -324,6 +469,11 @@ impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     type Item<'a> = ();
     type Rows = Units<'w>;
     type Cursor = Self;
+    type Slots<'a>
+        = Units<'w>
+    where
+        Self: 'a;
+    const COLUMNS: usize = 1;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -333,6 +483,14 @@ impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     #[inline]
     fn get(&mut self, entity: Entity, slot: usize) -> Option<()> {
         self.next(entity, slot)
+    }
+
+    #[inline(always)]
+    fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<()> {
+        match driver {
+            0 => Some(()),
+            _ => self.get(entity, slot),
+        }
     }
 
     #[inline]
@@ -348,6 +506,16 @@ impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     #[inline]
     fn into_cursor(self) -> Self {
         self
+    }
+
+    #[inline]
+    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+        run(self.0.entities(), driver, slots)
+    }
+
+    #[inline]
+    fn slots(&mut self, slots: Range<usize>) -> Units<'w> {
+        Units(&self.0.entities()[slots])
     }
 
     #[inline]
@@ -371,6 +539,11 @@ impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
     type Item<'a> = ();
     type Rows = NoRows;
     type Cursor = Self;
+    type Slots<'a>
+        = NoRows
+    where
+        Self: 'a;
+    const COLUMNS: usize = 1;
 
     #[inline]
     fn plan(&self, planner: &mut Planner<'w>) {
@@ -395,6 +568,18 @@ impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
     #[inline]
     fn into_cursor(self) -> Self {
         self
+    }
+
+    /// Never: whether an entity lacks the component takes a lookup.
+    #[inline]
+    fn lined_up(&self, _driver: &[Entity], _slots: Range<usize>) -> usize {
+        0
+    }
+
+    /// Never called.
+    #[inline]
+    fn slots(&mut self, _slots: Range<usize>) -> NoRows {
+        NoRows
     }
 
     #[inline]
@@ -423,6 +608,11 @@ macro_rules! impl_tuples {
             type Item<'a> = ($($f::Item<'a>,)+);
             type Rows = Rows<($($f::Rows,)+)>;
             type Cursor = ($($f::Cursor,)+);
+            type Slots<'a>
+                = Rows<($($f::Slots<'a>,)+)>
+            where
+                Self: 'a;
+            const COLUMNS: usize = 0 $(+ $f::COLUMNS)+;
 
             #[inline]
             fn plan(&self, planner: &mut Planner<'w>) {
@@ -434,6 +624,25 @@ macro_rules! impl_tuples {
             fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>> {
                 let ($($f,)+) = self;
                 Some(($($f.get(entity, slot)?,)+))
+            }
+
+            #[inline(always)]
+            fn get_driven(
+                &mut self,
+                entity: Entity,
+                slot: usize,
+                driver: usize,
+            ) -> Option<Self::Item<'_>> {
+                let ($($f,)+) = self;
+                // Each element is told the driver's number among its own
+                // columns (a number past them if it is not one of them).
+                let mut first = 0;
+                $(
+                    let $f = $f.get_driven(entity, slot, driver.wrapping_sub(first))?;
+                    first += <$f as Access<'w>>::COLUMNS;
+                )+
+                let _ = first;
+                Some(($($f,)+))
             }
 
             #[inline]
@@ -452,6 +661,20 @@ macro_rules! impl_tuples {
             fn into_cursor(self) -> Self::Cursor {
                 let ($($f,)+) = self;
                 ($($f.into_cursor(),)+)
+            }
+
+            #[inline]
+            fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+                let ($($f,)+) = self;
+                let mut end = slots.end;
+                $(end = slots.start + $f.lined_up(driver, slots.start..end);)+
+                end - slots.start
+            }
+
+            #[inline]
+            fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_> {
+                let ($($f,)+) = self;
+                Rows(($($f.slots(slots.clone()),)+))
             }
 
             #[inline]

@@ -9,13 +9,12 @@ use crate::{Entity, EntityAllocator};
 
 /// Iterator over the results of a query: `(Entity, items)` for every
 /// entity that matches. Made by [`World::query`](crate::World::query), or
-/// by a `for` loop over a [`Join`](super::Join) that writes at most one
-/// storage.
+/// by a `for` loop over a [`Join`](super::Join).
 ///
-/// Order follows the driving storage's dense order (the written one, or
-/// the smallest required one) and is not otherwise promised. A query over one storage, or over exactly an
-/// owning group, walks packed slots and knows its length; a join knows only
-/// that the driver's length bounds it.
+/// Order follows the driving storage's dense order (the smallest required
+/// one) and is not otherwise promised. A query over one storage, or over
+/// exactly an owning group, walks packed slots and knows its length; a
+/// join knows only that the driver's length bounds it.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -53,7 +52,7 @@ enum State<'w, F: Access<'w>> {
 }
 
 impl<'w, F: Access<'w>> QueryIter<'w, F> {
-    /// Iterates `fetch` along `walk`, which a written column (if any) drives.
+    /// Iterates `fetch` along `walk`.
     #[inline]
     fn along(mut fetch: F, walk: Walk<'w>, alive: Option<&'w EntityAllocator>) -> Self {
         let state = match walk {
@@ -76,15 +75,13 @@ impl<'w, F: Access<'w>> QueryIter<'w, F> {
         QueryIter { state }
     }
 
-    /// Iterates a fetch (a `for` loop over a [`Join`](super::Join)): driven
-    /// by the written column if there is one that can drive, by the
-    /// shortest required one otherwise.
+    /// Iterates a fetch (a `for` loop over a [`Join`](super::Join)), driven
+    /// by the shortest required column, as `for_each` is.
     #[inline]
     pub(crate) fn new(fetch: F) -> Self {
         let mut planner = Planner::new();
         fetch.plan(&mut planner);
-        let plan = planner.finish();
-        Self::along(fetch, plan.writer_walk.unwrap_or(plan.walk), None)
+        Self::along(fetch, planner.finish().walk, None)
     }
 
     /// Iterates a world's read-only fetch as the world sees it: if a storage

@@ -2,11 +2,16 @@
 //! storages you borrowed yourself.
 
 use core::marker::PhantomData;
+use core::ops::Range;
 
-use super::fetch::{Access, IntoFetch};
+use super::fetch::{Access, IntoFetch, GRANULE};
 use super::iter::QueryIter;
 use super::plan::{Planner, Walk};
 use crate::Entity;
+
+/// The most slots of a driven walk checked for lining up at once: the
+/// driver's entities are still in cache when the run is walked.
+const BLOCK: usize = 512;
 
 /// Joins storages you borrowed yourself, so a system can query some fields
 /// of the world while using others. The compiler checks that the borrows do
@@ -53,9 +58,10 @@ pub fn join<'w, T: IntoFetch<'w>>(storages: T) -> Join<'w, T::Fetch> {
 ///
 /// [`for_each`](Join::for_each) and a `for` loop run any query;
 /// `par_for_each` works for the shapes listed in the
-/// [module docs](crate::query). `for_each` is the fastest: a `for` loop
-/// over two written storages that are not exactly one owning group hands
-/// out the second's values from a table it makes when the loop starts.
+/// [module docs](crate::query). Both are driven by the smallest required
+/// storage. `for_each` is the fastest: in a `for` loop, a written storage
+/// that does not drive the walk (outside one owning group) hands out its
+/// values from a table it makes when the loop starts.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -134,7 +140,13 @@ impl<'w, F: Access<'w>> Join<'w, F> {
     pub fn for_each(mut self, mut f: impl FnMut(Entity, F::Item<'_>)) {
         let mut planner = Planner::new();
         self.fetch.plan(&mut planner);
-        match planner.finish().walk {
+        let plan = planner.finish();
+        debug_assert_eq!(
+            plan.columns,
+            F::COLUMNS,
+            "Access::COLUMNS counts the columns"
+        );
+        match plan.walk {
             Walk::Packed(entities) => {
                 // Exactly one owning group's storages (or one storage):
                 // walk their packed slots side by side. (Rows first: LLVM
@@ -147,11 +159,7 @@ impl<'w, F: Access<'w>> Join<'w, F> {
             }
             Walk::Driven(driver) => {
                 self.fetch.drive(driver);
-                for (slot, &entity) in driver.iter().enumerate() {
-                    if let Some(items) = self.fetch.get(entity, slot) {
-                        f(entity, items);
-                    }
-                }
+                driven(&mut self.fetch, driver, plan.driver, &mut f);
             }
             Walk::Empty => {}
         }
@@ -195,12 +203,79 @@ impl<'w, F: Access<'w>> Join<'w, F> {
     }
 }
 
+/// A driven walk: calls `f` with the items of each entity of `driver` that
+/// matches, `column` being the driver's number among the columns of
+/// `fetch`, which was told of `driver` (see [`Access::drive`]).
+///
+/// Where every column lines up with the driver (holds its entities in the
+/// same slots), a run of slots is walked as rows, with no lookup; where
+/// they do not, the entities are looked up one by one, the driver taking
+/// its items unchecked.
+#[inline(always)]
+fn driven<'w, F: Access<'w>>(
+    fetch: &mut F,
+    driver: &[Entity],
+    column: usize,
+    f: &mut impl FnMut(Entity, F::Item<'_>),
+) {
+    let mut slot = 0;
+    // Where the last run that lined up ended.
+    let mut lined_up_until = 0;
+    while slot < driver.len() {
+        let run = fetch.lined_up(driver, slot..driver.len().min(slot + BLOCK));
+        if run > 0 {
+            let slots = slot..slot + run;
+            slot = slots.end;
+            lined_up_until = slot;
+            let rows = fetch.slots(slots.clone()).into_iter();
+            for (items, &entity) in rows.zip(&driver[slots]) {
+                f(entity, items);
+            }
+        } else {
+            // As many lookups as since the last run (a granule at first):
+            // checks that keep failing get rarer.
+            let lookups = (slot - lined_up_until).clamp(GRANULE, BLOCK);
+            let span = slot..driver.len().min(slot + lookups);
+            slot = span.end;
+            // One loop for each of the first columns as the driver, which
+            // then takes its items unchecked (`column` is a constant in
+            // each).
+            let columns = F::COLUMNS;
+            match column {
+                0 => look_up(fetch, driver, span, 0, f),
+                1 if columns > 1 => look_up(fetch, driver, span, 1, f),
+                2 if columns > 2 => look_up(fetch, driver, span, 2, f),
+                3 if columns > 3 => look_up(fetch, driver, span, 3, f),
+                column => look_up(fetch, driver, span, column, f),
+            }
+        }
+    }
+}
+
+/// Looks up the entities of `driver` in slots `span`, the `column`-th column
+/// driving, and calls `f` with the items of those that match.
+#[inline(always)]
+fn look_up<'w, F: Access<'w>>(
+    fetch: &mut F,
+    driver: &[Entity],
+    span: Range<usize>,
+    column: usize,
+    f: &mut impl FnMut(Entity, F::Item<'_>),
+) {
+    for (slot, &entity) in span.clone().zip(&driver[span]) {
+        if let Some(items) = fetch.get_driven(entity, slot, column) {
+            f(entity, items);
+        }
+    }
+}
+
 /// A `for` loop runs every query shape. It walks an owning group's packed
-/// slots, or is driven by the storage it writes if it writes one (by the
-/// smallest required one otherwise). A written storage that does not drive
-/// (a second `&mut`, an `Option<&mut C>`, a `Changed<&mut C>`) hands out
-/// its values by handle, from a table of one pointer per value made when
-/// the loop starts: [`for_each`](Join::for_each) needs no table.
+/// slots, or is driven by the smallest required storage (of two as short,
+/// a written one), as [`for_each`](Join::for_each) is. A written storage
+/// that does not drive (a larger one, a second `&mut`, an
+/// `Option<&mut C>`, a `Changed<&mut C>`) hands out its values by handle,
+/// from a table of one pointer per value made when the loop starts:
+/// `for_each` needs no table.
 impl<'w, F: Access<'w>> IntoIterator for Join<'w, F> {
     type Item = (Entity, F::Item<'w>);
     type IntoIter = QueryIter<'w, F>;

@@ -6,7 +6,9 @@
 //! borrowed from the world. A walk visits the entities of the smallest
 //! storage every result must have (the *driver*) and looks each one up in
 //! the others, so its cost follows the rarest required component, not the
-//! world's size.
+//! world's size. Where the storages list the same entities in the same
+//! slots (as storages filled by spawning one bundle do), `for_each` walks
+//! those runs of slots side by side instead, with no lookup.
 //!
 //! * [`World::query`](crate::World::query) is read-only and yields a plain
 //!   iterator, [`QueryIter`].
@@ -19,16 +21,16 @@
 //!
 //! * `for_each(|entity, items| …)` works for every query. It is the fastest
 //!   way to run one, and is driven by the smallest required storage.
-//! * A `for` loop works for every query too. An iterator hands out each
-//!   `&mut` for as long as the loop keeps it, so safe code can hand them
-//!   out in order from the storage the loop walks: a loop that writes one
-//!   storage (`&mut C` anywhere in the tuple) is driven by it; one that
-//!   only reads, by the smallest. Over exactly an owning group it walks the
-//!   packed slots, whatever it writes. Any other written storage (a second
-//!   `&mut`, an `Option<&mut C>`, a `Changed<&mut C>`) hands out its values
-//!   by handle from a table of one pointer per value, made when the loop
-//!   starts, each value at most once: that table is the one cost
-//!   `for_each` does not have.
+//! * A `for` loop works for every query too, driven by the same storage
+//!   as `for_each`, whatever the order of the terms (of two storages as
+//!   small, a written one). An iterator hands out each `&mut` for as long
+//!   as the loop keeps it, so safe code can hand them out in order from the
+//!   storage the loop walks. Over exactly an owning group it walks the
+//!   packed slots, whatever it writes. Any other written storage (a larger
+//!   one, a second `&mut`, an `Option<&mut C>`, a `Changed<&mut C>`) hands
+//!   out its values by handle from a table of one pointer per value, made
+//!   when the loop starts, each value at most once: that table is the one
+//!   cost `for_each` does not have.
 //! * `par_for_each` (feature `rayon`) runs on rayon's thread pool when the
 //!   query writes at most one storage (its dense range is split across
 //!   threads), and for every shape over exactly an owning group.

@@ -4,6 +4,8 @@
 //! query with an `Or` is driven by its required elements and never walks a
 //! packed group), its cursor, its `join` form and its query forms.
 
+use core::ops::Range;
+
 use super::fetch::{Access, Cursor, IntoFetch, ReadOnly};
 use super::filters::{Or, With, Without};
 use super::plan::Planner;
@@ -36,6 +38,11 @@ macro_rules! impl_or {
             type Item<'a> = ();
             type Rows = NoRows;
             type Cursor = Or<($($f::Cursor,)+)>;
+            type Slots<'a>
+                = NoRows
+            where
+                Self: 'a;
+            const COLUMNS: usize = 0 $(+ $f::COLUMNS)+;
 
             #[inline]
             fn plan(&self, planner: &mut Planner<'w>) {
@@ -66,6 +73,18 @@ macro_rules! impl_or {
             fn into_cursor(self) -> Self::Cursor {
                 let ($($f,)+) = self.0;
                 Or(($($f.into_cursor(),)+))
+            }
+
+            /// Never: an `Or` is checked entity by entity.
+            #[inline]
+            fn lined_up(&self, _driver: &[Entity], _slots: Range<usize>) -> usize {
+                0
+            }
+
+            /// Never called.
+            #[inline]
+            fn slots(&mut self, _slots: Range<usize>) -> NoRows {
+                NoRows
             }
 
             #[inline]

@@ -8,10 +8,10 @@
 //!   storages, trusted and in step, or one storage alone: walk their first
 //!   `len` slots side by side, no lookups;
 //! * **driven**: walk the entities of one column (the *driver*) and look each
-//!   up in the others. `walk` lets the shortest required column drive;
+//!   up in the others. `walk` lets the shortest required column drive (of
+//!   two as short, a written one), whatever the order of the terms;
 //!   `writer_walk` makes the written column drive, which is what safe code
-//!   needs to hand out `&mut` from an iterator, or to split a walk across
-//!   threads;
+//!   needs to split a walk across threads;
 //! * **empty**: no column is required, so nothing can match.
 //!
 //! [`QueryIter`]: super::QueryIter
@@ -78,6 +78,10 @@ pub struct Planner<'w> {
     required: u32,
     /// The shortest required column.
     shortest: Option<&'w [Entity]>,
+    /// Its number, counting columns from 0 in the order they are folded in.
+    shortest_column: usize,
+    /// It is written.
+    shortest_written: bool,
     /// The first column (packed walks take their entities from it).
     first: Option<&'w [Entity]>,
     writer: Writer<'w>,
@@ -103,6 +107,8 @@ impl<'w> Planner<'w> {
             columns: 0,
             required: 0,
             shortest: None,
+            shortest_column: 0,
+            shortest_written: false,
             first: None,
             writer: Writer::None,
             optional: false,
@@ -142,10 +148,21 @@ impl<'w> Planner<'w> {
         }
         if column.required {
             self.required += 1;
-            self.shortest = Some(match self.shortest {
-                Some(shortest) if shortest.len() <= column.entities.len() => shortest,
-                _ => column.entities,
-            });
+            // The shortest drives; of two as short, a written one (an
+            // iterator then hands out its values in order, with no table),
+            // else the first.
+            let len = column.entities.len();
+            match self.shortest {
+                Some(shortest)
+                    if shortest.len() < len
+                        || (shortest.len() == len
+                            && (self.shortest_written || !column.written)) => {}
+                _ => {
+                    self.shortest = Some(column.entities);
+                    self.shortest_column = self.columns as usize - 1;
+                    self.shortest_written = column.written;
+                }
+            }
         }
         self.candidates |= column.candidates;
         self.writer = match (self.writer, column.written, column.required) {
@@ -208,6 +225,8 @@ impl<'w> Planner<'w> {
         };
         Plan {
             walk,
+            driver: self.shortest_column,
+            columns: self.columns as usize,
             writer_walk,
             out_of_step: self.out_of_step,
         }
@@ -217,11 +236,16 @@ impl<'w> Planner<'w> {
 /// How a query is walked. See the module docs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Plan<'w> {
-    /// For a walk any column may drive (`for_each`): packed, or driven by
-    /// the shortest required column.
+    /// For a walk any column may drive (`for_each`, a `for` loop): packed,
+    /// or driven by the shortest required column.
     pub(crate) walk: Walk<'w>,
-    /// For a walk the written column must drive (an iterator, a parallel
-    /// split): packed, or driven by the one written column (by the shortest
+    /// When `walk` is driven, the number of the column that drives it,
+    /// counting columns from 0 in the order the fetch tells them (see
+    /// [`Access::get_driven`](super::fetch::Access::get_driven)).
+    pub(crate) driver: usize,
+    /// The number of columns folded in.
+    pub(crate) columns: usize,
+    /// For a walk the written column must drive (a parallel split): packed, or driven by the one written column (by the shortest
     /// required one if none is written); `None` if two columns are written
     /// outside one packed group, or an optional one is.
     pub(crate) writer_walk: Option<Walk<'w>>,
@@ -310,7 +334,9 @@ mod tests {
              &[(3, true, false, None), (0, true, false, None)], ("driven", 2, 30), Some(("driven", 2, 30))),
             ("a tie goes to the first",
              &[(1, true, false, None), (2, true, false, None)], ("driven", 4, 0), Some(("driven", 4, 0))),
-            ("the written column drives an iterator, the shortest a for_each",
+            ("or to a written column, wherever it is",
+             &[(1, true, false, None), (2, true, true, None)], ("driven", 4, 20), Some(("driven", 4, 20))),
+            ("the shortest drives a for_each or a loop, the written column a parallel split",
              &[(0, true, true, None), (3, true, false, None)], ("driven", 2, 30), Some(("driven", 10, 0))),
             ("in any position",
              &[(3, true, false, None), (0, true, true, None)], ("driven", 2, 30), Some(("driven", 10, 0))),
@@ -318,9 +344,9 @@ mod tests {
              &[(0, true, false, None), (3, false, false, None)], ("driven", 10, 0), Some(("driven", 10, 0))),
             ("nor does a filter out",
              &[(0, true, false, None), (3, false, false, None), (1, false, false, None)], ("driven", 10, 0), Some(("driven", 10, 0))),
-            ("two written columns: no iterator",
+            ("two written columns: no parallel split",
              &[(0, true, true, None), (1, true, true, None)], ("driven", 4, 0), None),
-            ("an optional written column: no iterator",
+            ("an optional written column: no parallel split",
              &[(0, true, false, None), (1, false, true, None)], ("driven", 10, 0), None),
             ("exactly a trusted group walks packed",
              &[(0, true, true, g(0)), (1, true, true, g(1))], ("packed", 3, 0), Some(("packed", 3, 0))),
@@ -350,6 +376,26 @@ mod tests {
                 "{what}: writer walk"
             );
             assert!(!plan.out_of_step, "{what}");
+        }
+    }
+
+    #[test]
+    fn the_driver_is_numbered_in_column_order() {
+        let storages = entities();
+        let req = |storage| (storage, true, false, None);
+        let opt = |storage| (storage, false, false, None);
+        #[rustfmt::skip]
+        let table: &[(&str, &[Case], usize)] = &[
+            ("the shortest second", &[req(0), req(3)], 1),
+            ("the shortest first", &[req(3), req(0)], 0),
+            ("a tie goes to the first", &[req(1), req(2)], 0),
+            ("optional columns count, never drive", &[opt(3), req(0), opt(3), req(1)], 3),
+        ];
+        for (what, cases, driver) in table {
+            let plan = plan(&storages, cases, &[]);
+            assert!(matches!(plan.walk, Walk::Driven(_)), "{what}");
+            assert_eq!(plan.driver, *driver, "{what}");
+            assert_eq!(plan.columns, cases.len(), "{what}");
         }
     }
 

@@ -2,6 +2,7 @@
 
 use alloc::vec::Vec;
 use core::fmt;
+use core::ops::Range;
 
 use super::iter::IterMut;
 use super::mark::Mark;
@@ -248,6 +249,24 @@ impl<'w, T> ViewMut<'w, T> {
             offset: self.offset,
             values: self.data.iter_mut().map(Some).collect(),
         }
+    }
+
+    /// The value in view slot `slot`, the slot of `entity` (the view's
+    /// entities drive the walk).
+    #[inline]
+    pub(crate) fn value_at(&mut self, entity: Entity, slot: usize) -> Option<&mut T> {
+        let _ = entity;
+        self.data.get_mut(slot)
+    }
+
+    /// The values in view slots `slots`, mutably.
+    ///
+    /// # Panics
+    ///
+    /// If the view has no slot `slots.end - 1` (callers check first).
+    #[inline]
+    pub(crate) fn values_in(&mut self, slots: Range<usize>) -> &mut [T] {
+        &mut self.data[slots]
     }
 
     /// The first `len` values, mutably, for the whole view lifetime.
@@ -509,6 +528,29 @@ impl<'w, T> TrackedViewMut<'w, T> {
         let slot = self.view.index_of(entity)?;
         self.touch(slot, entity);
         self.view.data.get_mut(slot)
+    }
+
+    /// The value in view slot `slot`, the slot of `entity` (the view's
+    /// entities drive the walk); marked.
+    #[inline]
+    pub(crate) fn value_at(&mut self, entity: Entity, slot: usize) -> Option<&mut T> {
+        let value = self.view.data.get_mut(slot)?;
+        if let Some(log) = &mut self.log {
+            log.changed(self.view.offset + slot, entity);
+        }
+        Some(value)
+    }
+
+    /// The values in view slots `slots`, mutably, every one marked.
+    #[inline]
+    pub(crate) fn values_in(&mut self, slots: Range<usize>) -> &mut [T] {
+        if let Some(log) = &mut self.log {
+            let offset = self.view.offset + slots.start;
+            for (i, &entity) in self.view.dense[slots.clone()].iter().enumerate() {
+                log.changed(offset + i, entity);
+            }
+        }
+        self.view.values_in(slots)
     }
 
     /// The first `len` values, every one marked.

@@ -1006,9 +1006,11 @@ pub trait World: Storages {
     /// `Option<&mut C>`, `With<C>`, `Without<C>`, or a tuple of up to 8 of
     /// them, each component at most once. Run it with a `for` loop or
     /// [`for_each`](Join::for_each): both take every shape, two `&mut`
-    /// included. `for_each` is the fastest; a `for` loop over two written
-    /// storages that are not exactly one owning group first makes a table
-    /// of one pointer per value of the second (see [`Join`]).
+    /// included, and both are driven by the smallest required storage,
+    /// whatever the order of the terms. `for_each` is the fastest; in a
+    /// `for` loop, a written storage that does not drive the walk (outside
+    /// one owning group) first makes a table of one pointer per value (see
+    /// [`Join`]).
     ///
     /// Naming one component twice (`(&mut A, &A)`) is a compile error, as is
     /// a query with no required component. On a world declared by `world!`,
@@ -1019,11 +1021,6 @@ pub trait World: Storages {
     /// generic over the world can call it; it checks when the program is
     /// built (`cargo build`, `cargo test`), as it does for the second
     /// mistake and for an [`Or`](crate::query::Or) naming a component again.
-    ///
-    /// A `for` loop walks the storage it writes (if one), while `for_each`
-    /// walks the *smallest* required one. When a filter or another
-    /// component is much rarer (`(&mut Velocity, With<Player>)`), prefer
-    /// `for_each`.
     ///
     /// ```
     /// use typed_ecs::prelude::*;
