@@ -272,6 +272,26 @@ impl SyncStamp {
     }
 }
 
+/// Entities at consecutive new indices, each of the first generation: what
+/// an allocator with no free index hands out next, in order. A batch spawn
+/// makes them together ([`EntityAllocator::alloc_fresh`]) and the storages
+/// index them as one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fresh {
+    /// The index of the first.
+    pub(crate) start: u32,
+    /// How many.
+    pub(crate) len: u32,
+}
+
+impl Fresh {
+    /// The entities, in order.
+    #[inline]
+    pub(crate) fn iter(self) -> impl ExactSizeIterator<Item = Entity> + Clone {
+        (self.start..self.start + self.len).map(|index| Entity::new(index, NonZeroU32::MIN))
+    }
+}
+
 /// The allocator's record of one index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Slot {
@@ -533,7 +553,7 @@ impl EntityAllocator {
     }
 
     #[cold]
-    fn out_of_indices(&self) -> OutOfIndices {
+    pub(crate) fn out_of_indices(&self) -> OutOfIndices {
         OutOfIndices {
             limit: self.slot_limit,
             retired: self.retired,
@@ -554,6 +574,35 @@ impl EntityAllocator {
         self.renew_stamp();
         self.retire(entity);
         true
+    }
+
+    /// Number of free indices: the next spawns reuse them.
+    #[inline]
+    pub(crate) fn free_count(&self) -> usize {
+        self.free.len()
+    }
+
+    /// How many entities a [`Fresh`] run may hold: the new indices below
+    /// the limit.
+    #[inline]
+    pub(crate) fn fresh_room(&self) -> u32 {
+        self.slot_limit.saturating_sub(self.slots.len() as u32)
+    }
+
+    /// Makes the next `len` entities at new indices alive, together. The
+    /// caller checked that no index is free and, with
+    /// [`fresh_room`](Self::fresh_room), that they fit.
+    pub(crate) fn alloc_fresh(&mut self, len: u32) -> Fresh {
+        let start = self.slots.len() as u32;
+        debug_assert!(self.free.is_empty());
+        debug_assert!(u64::from(start) + u64::from(len) <= u64::from(self.slot_limit));
+        let slot = Slot {
+            generation: NonZeroU32::MIN,
+            alive: true,
+        };
+        self.slots.resize(self.slots.len() + len as usize, slot);
+        self.alive += len;
+        Fresh { start, len }
     }
 
     /// Marks `entity`, which is alive, dead, and recycles or retires its index.

@@ -1,10 +1,10 @@
-//! Change detection against a model: random operations on a world with a
-//! tracked, grouped component, and two observers looking at random times
-//! (the world's own view, cleared at random, and a system in a schedule
-//! with its own `Seen`). The model records the order of every event; each
-//! observer must report exactly the entities whose changes (adds,
-//! removals) it has not seen yet, each once. Every invariant must hold,
-//! and every value is dropped exactly once.
+//! Change detection against a model: random operations (batch spawns
+//! among them) on a world with a tracked, grouped component, and
+//! two observers looking at random times (the world's own view, cleared at
+//! random, and a system in a schedule with its own `Seen`). The model
+//! records the order of every event; each observer must report exactly the
+//! entities whose changes (adds, removals) it has not seen yet, each once.
+//! Every invariant must hold, and every value is dropped exactly once.
 //!
 //! `CHANGE_SEQUENCES` sets the number of sequences (default 300; CI runs
 //! 10,000 in release).
@@ -154,7 +154,7 @@ fn run(seed: u64) {
     let mut system_since = 0; // the system's: events after this
     let steps = 20 + rng.below(180);
     for _ in 0..steps {
-        match rng.below(14) {
+        match rng.below(16) {
             0 | 1 => {
                 let e = if rng.chance(50) {
                     world.spawn_with((Pos::new(1), Vel(1)))
@@ -306,6 +306,27 @@ fn run(seed: u64) {
                 }
                 model.alive.clear();
                 model.vel.clear();
+            }
+            15 => {
+                // A batch spawn that keeps no handles: the new entities are
+                // the alive ones the model does not know.
+                let n = rng.below(5) as usize;
+                let with_vel = rng.chance(50);
+                if with_vel {
+                    world.extend((0..n).map(|_| (Pos::new(1), Vel(1))));
+                } else {
+                    world.extend((0..n).map(|_| (Pos::new(1),)));
+                }
+                let known: BTreeSet<Entity> = model.alive.iter().copied().collect();
+                let fresh: Vec<Entity> = world.entities().filter(|e| !known.contains(e)).collect();
+                assert_eq!(fresh.len(), n, "seed {seed}: extend spawned {n}");
+                for e in fresh {
+                    model.alive.push(e);
+                    model.added(e);
+                    if with_vel {
+                        model.vel.insert(e);
+                    }
+                }
             }
             _ => {}
         }

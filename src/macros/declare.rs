@@ -82,8 +82,8 @@ macro_rules! __world_struct {
     };
 }
 
-/// The constructors, `Default` and the sealed `Storages` plumbing (every
-/// `Storages` is a `World`):
+/// The constructors, `Default`, `Extend` and the sealed `Storages` plumbing
+/// (every `Storages` is a `World`):
 /// the split borrow, the command queues, and the visitors over every storage
 /// (the groups' come from `__world_groups!`). Not public API.
 #[doc(hidden)] // Called by `__world_declare!` only.
@@ -117,6 +117,24 @@ macro_rules! __world_storages {
             #[inline]
             fn default() -> Self {
                 Self::new()
+            }
+        }
+
+        /// Spawns one entity per bundle (a tuple of components), as
+        /// `World::spawn_batch` does, without keeping the handles.
+        ///
+        /// # Panics
+        ///
+        /// When the world runs out of entity indices; `World::try_extend`
+        /// hands back the bundles not spawned instead.
+        impl<__Bundle: $crate::Bundle<$name>> $crate::__private::core::iter::Extend<__Bundle> for $name {
+            #[track_caller]
+            #[inline]
+            fn extend<__Bundles>(&mut self, bundles: __Bundles)
+            where
+                __Bundles: $crate::__private::core::iter::IntoIterator<Item = __Bundle>,
+            {
+                $crate::__private::extend(self, bundles);
             }
         }
 

@@ -13,6 +13,8 @@ pub const OUTCOMES: &[&str] = &[
     "err:spawn:OutOfIndices",
     "despawn:alive",
     "despawn:dead",
+    "extend:spawned",
+    "err:extend:OutOfIndices",
     "add:ok",
     "err:add:DeadEntity",
     "err:add:AlreadyPresent",

@@ -77,12 +77,14 @@ pub enum Op {
     TrySpawn,
     /// `spawn_with` (`try_spawn_with` if `fallible`) of the components in the
     /// bits of `set` (A, B, C, Marker), in declaration or another order; or,
-    /// if `batch`, `spawn_batch` (`try_spawn_batch`) of two such bundles.
+    /// if `batch`, `spawn_batch` (`try_spawn_batch`) of two such bundles,
+    /// or `extend` (`try_extend`) if `extend` too.
     SpawnWith {
         set: u8,
         reversed: bool,
         fallible: bool,
         batch: bool,
+        extend: bool,
     },
     Despawn(Target),
     Add(Target, K),
@@ -180,6 +182,7 @@ impl Op {
                 reversed: bit(4),
                 fallible: bit(5),
                 batch: bit(6),
+                extend: bit(7),
             },
             3 => Op::Despawn(t),
             4 => Op::Add(t, k),

@@ -22,14 +22,25 @@ impl Harness {
                 reversed,
                 fallible,
                 batch: false,
+                ..
             } => with_bundle!(self, set, reversed, |b| self.spawn_bundle(b, fallible)),
             Op::SpawnWith {
                 set,
                 reversed,
                 fallible,
                 batch: true,
+                extend: false,
             } => with_bundle!(pair self, set, reversed, |bundles| {
                 self.spawn_batch(bundles, fallible)
+            }),
+            Op::SpawnWith {
+                set,
+                reversed,
+                fallible,
+                batch: true,
+                extend: true,
+            } => with_bundle!(pair self, set, reversed, |bundles| {
+                self.extend(bundles, fallible)
             }),
             Op::Despawn(t) => self.despawn(self.target(t)),
             Op::Add(t, k) => for_comp!(k, T => self.add::<T>(self.target(t), false)),
@@ -252,6 +263,63 @@ impl Harness {
             for (e, (_, row)) in spawned.into_iter().zip(rows) {
                 self.issued(e, row);
             }
+        }
+    }
+
+    /// `extend` (`try_extend`): the world hands no handles back, so the new
+    /// ones are the alive entities the model does not know, each matched to
+    /// the bundle whose components it holds.
+    fn extend<Bd: Bundle<Sim> + Made>(&mut self, bundles: [Bd; 2], fallible: bool) {
+        let mut rows: Vec<(Vec<(K, Val)>, Row)> = bundles
+            .iter()
+            .map(|bundle| {
+                let mut made = Vec::new();
+                bundle.made(&mut made);
+                let row = Row::from_made(&made);
+                (made, row)
+            })
+            .collect();
+        let room = INDEX_LIMIT - self.model.live.len();
+        let spawned = if fallible || room < bundles.len() {
+            match self.world.try_extend(bundles) {
+                Ok(spawned) => spawned,
+                Err(error) => {
+                    let text = error.to_string();
+                    assert!(
+                        text.contains("out of entity indices"),
+                        "{text}: {}",
+                        self.ctx()
+                    );
+                    let (spawned, rest) = error.into_inner();
+                    self.hit("err:extend:OutOfIndices");
+                    for (bundle, (made, _)) in rest.zip(&rows[spawned..]) {
+                        let mut back = Vec::new();
+                        bundle.made(&mut back);
+                        assert_eq!(&back, made, "a bundle handed back: {}", self.ctx());
+                    }
+                    spawned
+                }
+            }
+        } else {
+            self.world.extend(bundles);
+            2
+        };
+        assert_eq!(spawned, room.min(2), "extend's count: {}", self.ctx());
+        rows.truncate(spawned);
+        let new: Vec<Entity> = self
+            .world
+            .entities()
+            .filter(|&e| !self.model.numbers.contains_key(&e))
+            .collect();
+        assert_eq!(new.len(), spawned, "entities extend made: {}", self.ctx());
+        for e in new {
+            let row = Row::of(&self.world, e);
+            let Some(at) = rows.iter().position(|&(_, r)| r == row) else {
+                panic!("{e:?} holds {row:?}, no bundle's: {}", self.ctx());
+            };
+            rows.swap_remove(at);
+            self.issued(e, row);
+            self.hit("extend:spawned");
         }
     }
 
