@@ -368,8 +368,10 @@ impl fmt::Display for OutOfIndices {
 /// ```
 pub struct EntityAllocator {
     /// What the storages in step with this allocator carry: renewed each
-    /// time entities are retired (`free`, `clear`), so a storage stamped
-    /// earlier may hold entities retired since. Program-unique.
+    /// time entities are retired (`free`, a batch of `free_keeping_stamp`,
+    /// `clear`), so a storage stamped earlier may hold entities retired
+    /// since.
+    /// Program-unique.
     stamp: SyncStamp,
     /// The stamp the next retirement installs, known ahead so that a world
     /// can stamp its storages with it while it detaches an entity.
@@ -437,7 +439,9 @@ impl EntityAllocator {
     }
 
     /// The stamp this allocator will have after the next retirement (one
-    /// [`free`](Self::free) of an alive entity, or one [`clear`](Self::clear)):
+    /// [`free`](Self::free) of an alive entity, one batch of
+    /// [`free_keeping_stamp`](Self::free_keeping_stamp), or one
+    /// [`clear`](Self::clear)):
     /// a world stamps its storages with it while it detaches the entities
     /// it is about to retire.
     #[inline]
@@ -445,9 +449,9 @@ impl EntityAllocator {
         self.next_stamp
     }
 
-    /// Installs the next stamp: entities are being retired.
+    /// Installs the next stamp: entities are being (or were just) retired.
     #[inline]
-    fn renew_stamp(&mut self) {
+    pub(crate) fn renew_stamp(&mut self) {
         self.stamp = self.next_stamp;
         self.next_stamp = self.next_stamp.following();
     }
@@ -605,7 +609,19 @@ impl EntityAllocator {
         Fresh { start, len }
     }
 
+    /// Retires `entity`, which the caller checked is alive, like
+    /// [`free`](Self::free) but leaving the stamp as it is: for a batch of
+    /// despawns, after which the world renews it once
+    /// ([`renew_stamp`](Self::renew_stamp)), before any storage away from
+    /// the world can come back.
+    #[inline]
+    pub(crate) fn free_keeping_stamp(&mut self, entity: Entity) {
+        debug_assert!(self.is_alive(entity));
+        self.retire(entity);
+    }
+
     /// Marks `entity`, which is alive, dead, and recycles or retires its index.
+    #[inline]
     fn retire(&mut self, entity: Entity) {
         let slot = &mut self.slots[entity.index() as usize];
         slot.alive = false;

@@ -1,6 +1,8 @@
-//! Batch spawns: `extend` (the `Extend` impl every world has) and
-//! `try_extend` against `spawn_with` in a loop, groups, tracked
-//! components, running out of indices, and panics from the iterator.
+//! Batch spawns and despawns: `extend` (the `Extend` impl every world has)
+//! and `try_extend` against `spawn_with` in a loop, `despawn_batch` against
+//! `despawn` in a loop (a `HashMap` model of who holds what), stale and
+//! repeated handles, groups, tracked components, queued changes, storages
+//! moved away during a batch, and panics from the iterator or a `Drop`.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -9,6 +11,11 @@ use std::rc::Rc;
 
 use typed_ecs::prelude::*;
 use typed_ecs::query::Added;
+
+#[path = "support/rng.rs"]
+mod rng;
+
+use rng::Rng;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Pos(i64);
@@ -237,17 +244,192 @@ fn extended_entities_are_added_for_change_detection() {
     world.assert_invariants();
 }
 
+// ----- despawn_batch -----
+
+#[test]
+fn despawn_batch_skips_stale_dead_repeated_and_foreign_handles() {
+    let mut world = Grouped::new();
+    let all = world.spawn_batch((0..10).map(|i| (Pos(i), Vel(i))));
+    let stale = all[0];
+    world.despawn(stale);
+    let recycled = world.spawn_with((Pos(100),)); // `stale`'s index, a new generation
+    assert_eq!(recycled.index(), stale.index());
+    let forged = Entity::from_bits(500 | (1 << 32)).unwrap(); // never issued
+    let batch = [stale, all[1], all[2], all[1], forged, all[2], stale];
+    assert_eq!(world.despawn_batch(batch), 2);
+    assert!(world.is_alive(recycled), "a stale handle despawns nothing");
+    assert_eq!(world.get::<Pos>(recycled), Some(&Pos(100)));
+    assert_eq!(world.entity_count(), 8);
+    // Again: everything is dead by now.
+    assert_eq!(world.despawn_batch(batch), 0);
+    assert_eq!(world.despawn_batch([]), 0);
+    world.assert_invariants();
+    // The indices are reused once each, under a new generation.
+    let again = world.spawn_batch((0..2).map(|i| (Pos(i),)));
+    assert!(again.iter().all(|e| e.generation() == 2));
+    assert_ne!(again[0].index(), again[1].index());
+    world.assert_invariants();
+}
+
+#[test]
+fn despawn_batch_matches_despawn_in_a_loop() {
+    // Random worlds, random batches (alive, stale and repeated handles):
+    // `despawn_batch` and `despawn` in a loop leave the same entities with
+    // the same components, report the same count, and agree with a model.
+    let mut rng = Rng::new(14);
+    for _ in 0..200 {
+        let mut batch_world = Grouped::new();
+        let mut loop_world = Grouped::new();
+        let mut model = Rows::new();
+        let mut issued = Vec::new();
+        for step in 0..(20 + rng.below(60)) as i64 {
+            let bundle = (
+                rng.chance(80).then_some(Pos(step)),
+                rng.chance(60).then_some(Vel(step)),
+                rng.chance(30),
+            );
+            let make = |world: &mut Grouped| {
+                let e = world.spawn();
+                if let Some(p) = bundle.0 {
+                    world.add(e, p);
+                }
+                if let Some(v) = bundle.1 {
+                    world.add(e, v);
+                }
+                if bundle.2 {
+                    world.add(e, Tag);
+                }
+                e
+            };
+            let e = make(&mut batch_world);
+            assert_eq!(make(&mut loop_world), e);
+            model.insert(e, bundle);
+            issued.push(e);
+            if rng.chance(20) {
+                let gone = issued[rng.index(issued.len())];
+                let despawned = batch_world.despawn(gone);
+                assert_eq!(loop_world.despawn(gone), despawned);
+                assert_eq!(model.remove(&gone).is_some(), despawned);
+            }
+        }
+        let batch: Vec<Entity> = (0..rng.below(30))
+            .map(|_| issued[rng.index(issued.len())])
+            .collect();
+        let mut expected = 0;
+        for &e in &batch {
+            if loop_world.despawn(e) {
+                expected += 1;
+            }
+            model.remove(&e);
+        }
+        assert_eq!(batch_world.despawn_batch(batch.iter().copied()), expected);
+        assert_eq!(rows(&batch_world), model);
+        assert_eq!(rows(&loop_world), model);
+        assert_eq!(
+            batch_world.group_len::<(Pos, Vel)>(),
+            loop_world.group_len::<(Pos, Vel)>()
+        );
+        batch_world.assert_invariants();
+        // Both reuse the same indices, in the same order.
+        let a = batch_world.spawn_batch((0..40).map(|i| (Pos(i), Vel(i))));
+        let b = loop_world.spawn_batch((0..40).map(|i| (Pos(i), Vel(i))));
+        assert_eq!(a, b);
+        batch_world.assert_invariants();
+    }
+}
+
+#[test]
+fn despawn_batch_drops_queued_changes_and_lets_queued_despawns_pass() {
+    let mut world = Plain::new();
+    let a = world.spawn_with((Pos(1),));
+    let b = world.spawn_with((Pos(2), Vel(2)));
+    world.add_deferred(a, Vel(1));
+    world.remove_deferred::<Vel>(b);
+    world.despawn_deferred(a);
+    assert_eq!(world.despawn_batch([a, b]), 2);
+    world.assert_invariants();
+    let fresh = world.spawn_batch([(Pos(3),), (Pos(4),)]);
+    world.finalize_updates(); // the queued despawn of `a` finds it dead
+    assert!(fresh.iter().all(|&e| world.is_alive(e)));
+    assert_eq!(world.size::<Vel>(), 0);
+    world.assert_invariants();
+}
+
+#[test]
+fn despawn_batch_records_removals_of_tracked_components() {
+    let mut world = Watched::new();
+    let all = world.spawn_batch((0..6).map(|i| (Pos(i), Vel(i))));
+    let bare = world.spawn_with((Vel(9),));
+    world.clear_changes();
+    world.get_mut::<Pos>(all[4]).unwrap().0 = 40;
+    assert_eq!(
+        world.despawn_batch([all[3], bare, all[1], all[3], all[4]]),
+        4
+    );
+    assert_eq!(world.removed::<Pos>(), [all[3], all[1], all[4]]);
+    let changed: Vec<Entity> = world
+        .query::<typed_ecs::query::Changed<&Pos>>()
+        .map(|(e, _)| e)
+        .collect();
+    assert!(changed.is_empty(), "{changed:?}");
+    assert_eq!(world.group_len::<(Pos, Vel)>(), Some(3));
+    world.assert_invariants();
+}
+
+#[test]
+fn a_storage_away_during_despawn_batch_is_cleaned_when_it_comes_back() {
+    let mut world = Grouped::new();
+    let all = world.spawn_batch((0..10).map(|i| (Pos(i), Vel(i))));
+    let away = std::mem::take(&mut world.pos);
+    assert_eq!(world.despawn_batch(all[..4].iter().copied()), 4);
+    world.pos = away;
+    // The storage still holds them, but the world knows it is behind.
+    assert_eq!(world.pos.len(), 10);
+    assert!(all[..4].iter().all(|&e| world.get::<Pos>(e).is_none()));
+    assert_eq!(world.query::<&Pos>().count(), 6);
+    world.extend((0..4).map(|i| (Pos(i),))); // reuses the indices
+    assert_eq!(world.size::<Pos>(), 10);
+    assert_eq!(world.pos.len(), 10);
+    world.assert_invariants();
+}
+
+#[test]
+fn a_panicking_iterator_leaves_the_despawns_so_far() {
+    let mut world = Grouped::new();
+    let all = world.spawn_batch((0..10).map(|i| (Pos(i), Vel(i))));
+    let away = std::mem::take(&mut world.vel);
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        world.despawn_batch(all.iter().enumerate().map(|(i, &e)| {
+            assert!(i < 3, "the iterator gives up");
+            e
+        }));
+    }));
+    assert!(result.is_err());
+    assert_eq!(world.entity_count(), 7);
+    assert!(all[..3].iter().all(|&e| !world.is_alive(e)));
+    assert!(all[3..].iter().all(|&e| world.is_alive(e)));
+    world.assert_invariants();
+    // The stamps were renewed before the panic went on.
+    world.vel = away;
+    assert_eq!(world.query::<&Vel>().count(), 7);
+    world.assert_invariants();
+}
+
 // ----- drops -----
 
-/// A value that counts its drops.
+/// A value that counts its drops, and panics on its drop when armed.
 #[derive(Debug)]
 struct Counted {
     drops: Rc<Cell<u32>>,
+    armed: bool,
 }
 
 impl Drop for Counted {
     fn drop(&mut self) {
         self.drops.set(self.drops.get() + 1);
+        if self.armed {
+            panic!("boom");
+        }
     }
 }
 
@@ -262,14 +444,22 @@ world! {
 fn counted(drops: &Rc<Cell<u32>>) -> Counted {
     Counted {
         drops: Rc::clone(drops),
+        armed: false,
     }
 }
 
 #[test]
-fn extend_drops_every_value_once() {
+fn batch_spawns_and_despawns_drop_every_value_once() {
     let drops = Rc::new(Cell::new(0));
     let mut world = Risky::new();
     world.extend((0..100).map(|_| (counted(&drops), Other(counted(&drops)))));
+    let all: Vec<Entity> = world.entities().collect();
+    // A queued add goes with its entity.
+    world.remove_deferred::<Other>(all[1]);
+    world.add_deferred(all[1], Other(counted(&drops)));
+    assert_eq!(drops.get(), 0);
+    assert_eq!(world.despawn_batch(all[..60].iter().copied()), 60);
+    assert_eq!(drops.get(), 60 * 2 + 1);
     // The iterator panics: the bundles made are kept, the one in hand
     // when it panicked is dropped once.
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
@@ -280,9 +470,38 @@ fn extend_drops_every_value_once() {
         }));
     }));
     assert!(result.is_err());
-    assert_eq!(drops.get(), 2);
-    assert_eq!(world.entity_count(), 104);
+    assert_eq!(drops.get(), 121 + 2);
+    assert_eq!(world.entity_count(), 44);
     world.assert_invariants();
     drop(world);
-    assert_eq!(drops.get(), 2 + 104 * 2);
+    assert_eq!(drops.get(), 123 + 44 * 2);
+}
+
+#[test]
+fn a_panicking_drop_during_despawn_batch_stops_it_with_the_world_consistent() {
+    let drops = Rc::new(Cell::new(0));
+    let mut world = Risky::new();
+    let all = world.spawn_batch((0..10).map(|_| (counted(&drops), Other(counted(&drops)))));
+    world.get_mut::<Counted>(all[4]).unwrap().armed = true;
+    // One storage is away while the batch runs.
+    let away = std::mem::take(&mut world.other);
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        world.despawn_batch(all.iter().copied())
+    }));
+    assert!(result.is_err(), "the bomb went off");
+    // The entities up to the bomb's are despawned, its own whole (it was
+    // detached before its values were dropped); the others are not.
+    assert_eq!(drops.get(), 5);
+    assert!(all[..5].iter().all(|&e| !world.is_alive(e)));
+    assert!(all[5..].iter().all(|&e| world.is_alive(e)));
+    world.assert_invariants();
+    // The stamps were renewed: the storage that was away is behind.
+    world.other = away;
+    assert_eq!(world.query::<&Other>().count(), 5);
+    world.spawn(); // brings every storage in step: the dead entries go
+    assert_eq!(drops.get(), 10);
+    assert_eq!(world.other.len(), 5);
+    world.assert_invariants();
+    drop(world);
+    assert_eq!(drops.get(), 20);
 }

@@ -1,5 +1,5 @@
-//! Change detection against a model: random operations (batch spawns
-//! among them) on a world with a tracked, grouped component, and
+//! Change detection against a model: random operations (batch spawns and
+//! despawns among them) on a world with a tracked, grouped component, and
 //! two observers looking at random times (the world's own view, cleared at
 //! random, and a system in a schedule with its own `Seen`). The model
 //! records the order of every event; each observer must report exactly the
@@ -62,6 +62,8 @@ struct Model {
     vel: BTreeSet<Entity>,
     removals: Vec<(u64, Entity)>,
     alive: Vec<Entity>,
+    /// Entities despawned, for stale handles in a batch despawn.
+    dead: Vec<Entity>,
 }
 
 impl Model {
@@ -185,6 +187,7 @@ fn run(seed: u64) {
                 world.despawn(e);
                 model.removed(e);
                 model.vel.remove(&e);
+                model.dead.push(e);
             }
             5 if !model.alive.is_empty() => {
                 let e = model.alive[rng.index(model.alive.len())];
@@ -306,6 +309,30 @@ fn run(seed: u64) {
                 }
                 model.alive.clear();
                 model.vel.clear();
+            }
+            14 if !model.alive.is_empty() => {
+                // A batch despawn: a few alive entities, one of them named
+                // twice, and a stale handle if there is one.
+                let mut batch: Vec<Entity> = (0..1 + rng.below(4))
+                    .map(|_| model.alive[rng.index(model.alive.len())])
+                    .collect();
+                batch.push(batch[0]);
+                if !model.dead.is_empty() {
+                    let stale = model.dead[rng.index(model.dead.len())];
+                    batch.insert(rng.index(batch.len()), stale);
+                }
+                let despawned = world.despawn_batch(batch.iter().copied());
+                let mut expected = 0;
+                for e in batch {
+                    if let Some(i) = model.alive.iter().position(|&a| a == e) {
+                        model.alive.swap_remove(i);
+                        model.removed(e);
+                        model.vel.remove(&e);
+                        model.dead.push(e);
+                        expected += 1;
+                    }
+                }
+                assert_eq!(despawned, expected, "seed {seed}: despawn_batch's count");
             }
             15 => {
                 // A batch spawn that keeps no handles: the new entities are

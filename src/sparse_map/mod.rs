@@ -834,7 +834,10 @@ impl<T, K: Track> SparseMap<T, K> {
 
     /// Detaches everything stored or queued for `entity` (its value and any
     /// queued add), for the caller to drop once every storage is consistent.
-    #[inline]
+    ///
+    /// Always inlined: `despawn` and `despawn_batch` each call it once per
+    /// storage, and out of line the call costs a quarter of the work.
+    #[inline(always)]
     pub(crate) fn purge(&mut self, entity: Entity) -> (Option<T>, Option<T>) {
         // The queues are usually empty: skip their lookups then.
         if !self.pending_removes.dense.is_empty() {

@@ -8,7 +8,8 @@
 //! * `storages.rs`: the sealed traits the macro implements;
 //! * `sync.rs`: keeping storages in step with the allocator;
 //! * `batch.rs`: spawning many entities at once;
-//! * `detach.rs`: despawning, removing every component, clearing;
+//! * `detach.rs`: despawning (one entity or many), removing every
+//!   component, clearing;
 //! * `invariants.rs`: the checks behind `assert_invariants` and loading.
 
 use alloc::vec::Vec;
@@ -328,6 +329,39 @@ pub trait World: Storages {
     #[inline]
     fn despawn(&mut self, entity: Entity) -> bool {
         detach::despawn(self, entity)
+    }
+
+    /// Despawns every entity of `entities` that is alive, in order, as
+    /// [`despawn`](World::despawn) does each, and returns how many it
+    /// despawned. A handle that is not alive (stale, never issued, or
+    /// named earlier in the batch) is skipped, as `despawn` skips it.
+    ///
+    /// Unlike `despawn` in a loop, it brings the storages' bookkeeping up
+    /// to date once for the whole batch instead of once per entity, and
+    /// allocates nothing. Each entity is detached from every storage
+    /// before its components are dropped, so if a component's `Drop` (or
+    /// the iterator) panics, the world is as after a loop of `despawn`
+    /// stopped there: the entities before are despawned, the rest are not.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(i32);
+    /// # world! { struct Game<Pos>; }
+    /// let mut world = Game::new();
+    /// let wave = world.spawn_batch((0..10).map(|i| (Pos(i),)));
+    /// let stale = wave[0];
+    /// world.despawn(stale);
+    /// // A stale handle and a repeated one are skipped.
+    /// let despawned = world.despawn_batch([stale, wave[1], wave[2], wave[1]]);
+    /// assert_eq!(despawned, 2);
+    /// assert_eq!(world.despawn_batch(wave), 7);
+    /// assert_eq!((world.entity_count(), world.size::<Pos>()), (0, 0));
+    /// ```
+    fn despawn_batch<I>(&mut self, entities: I) -> usize
+    where
+        I: IntoIterator<Item = Entity>,
+    {
+        detach::despawn_batch(self, entities)
     }
 
     /// Queues `entity` to be despawned at the next

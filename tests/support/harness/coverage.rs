@@ -13,6 +13,8 @@ pub const OUTCOMES: &[&str] = &[
     "err:spawn:OutOfIndices",
     "despawn:alive",
     "despawn:dead",
+    "despawn_batch:despawned",
+    "despawn_batch:skipped",
     "extend:spawned",
     "err:extend:OutOfIndices",
     "add:ok",

@@ -86,7 +86,10 @@ pub enum Op {
         batch: bool,
         extend: bool,
     },
-    Despawn(Target),
+    /// `despawn`; or, if `batch` is some, `despawn_batch` of the target, a
+    /// live entity and an issued handle picked by the byte, and the target
+    /// again.
+    Despawn(Target, Option<u8>),
     Add(Target, K),
     TryAdd(Target, K),
     Insert(Target, K),
@@ -184,7 +187,7 @@ impl Op {
                 batch: bit(6),
                 extend: bit(7),
             },
-            3 => Op::Despawn(t),
+            3 => Op::Despawn(t, bit(7).then_some(extra & 127)),
             4 => Op::Add(t, k),
             5 => Op::TryAdd(t, k),
             6 => Op::Insert(t, k),
@@ -254,7 +257,7 @@ impl Op {
     /// The operation's target, if it has one.
     pub fn target_mut(&mut self) -> Option<&mut Target> {
         match self {
-            Op::Despawn(t)
+            Op::Despawn(t, _)
             | Op::Add(t, _)
             | Op::TryAdd(t, _)
             | Op::Insert(t, _)

@@ -5,7 +5,7 @@ use typed_ecs::prelude::*;
 use typed_ecs::{AddError, AddErrorKind, SpawnError};
 
 use super::model::{reservation_number, Cmd, Row};
-use super::ops::{Op, Via};
+use super::ops::{Op, Target, Via};
 use super::queries::bump;
 #[cfg(feature = "serde")]
 use super::world::normalized;
@@ -42,7 +42,17 @@ impl Harness {
             } => with_bundle!(pair self, set, reversed, |bundles| {
                 self.extend(bundles, fallible)
             }),
-            Op::Despawn(t) => self.despawn(self.target(t)),
+            Op::Despawn(t, None) => self.despawn(self.target(t)),
+            Op::Despawn(t, Some(pick)) => {
+                let e = self.target(t);
+                let batch = [
+                    e,
+                    self.target(Target::Live(pick.into())),
+                    e,
+                    self.target(Target::Issued(u16::from(pick) * 7)),
+                ];
+                self.despawn_batch(batch);
+            }
             Op::Add(t, k) => for_comp!(k, T => self.add::<T>(self.target(t), false)),
             Op::TryAdd(t, k) => for_comp!(k, T => self.add::<T>(self.target(t), true)),
             Op::Insert(t, k) => for_comp!(k, T => self.insert::<T>(self.target(t), false)),
@@ -343,6 +353,26 @@ impl Harness {
     fn despawn(&mut self, e: Entity) {
         if let Some(no) = self.on_entity("despawn", e, |world| world.despawn(e)) {
             self.model.despawn(no);
+        }
+    }
+
+    /// `despawn_batch`: the model despawns each handle that is alive at its
+    /// turn (so a repeated one once), and the counts must agree.
+    fn despawn_batch(&mut self, batch: [Entity; 4]) {
+        let despawned = self.world.despawn_batch(batch);
+        let mut expected = 0;
+        for e in batch {
+            match self.model.alive(e) {
+                Some(no) => {
+                    self.model.despawn(no);
+                    expected += 1;
+                }
+                None => self.hit("despawn_batch:skipped"),
+            }
+        }
+        assert_eq!(despawned, expected, "despawn_batch's count: {}", self.ctx());
+        if expected > 0 {
+            self.hit("despawn_batch:despawned");
         }
     }
 
