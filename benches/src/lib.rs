@@ -131,6 +131,7 @@ pub const SCENARIOS: &[Scenario] = &[
     scenarios::add_remove::SCENARIO,
     scenarios::random_get::SCENARIO,
     scenarios::despawn_churn::SCENARIO,
+    scenarios::despawn_churn::SCENARIO_BATCH,
     scenarios::deferred_sync::SCENARIO,
     scenarios::sparse_spread::SCENARIO,
     scenarios::simple_iter::SCENARIO_SCALING,
@@ -302,6 +303,11 @@ mod tests {
     fn despawn_churn() {
         // More frames than the churn needs to cycle the world once.
         same_work(&scenarios::despawn_churn::SCENARIO, 13);
+    }
+
+    #[test]
+    fn despawn_churn_batch() {
+        same_work(&scenarios::despawn_churn::SCENARIO_BATCH, 13);
     }
 
     #[test]

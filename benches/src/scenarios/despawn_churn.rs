@@ -5,7 +5,9 @@
 //! position carries its spawn number, so the tests can see which entities
 //! are alive.
 //!
-//! - typed_ecs: `world.despawn(e)` per entity, then `spawn_batch`.
+//! - typed_ecs: `world.despawn(e)` per entity, then `spawn_batch`; in
+//!   [`SCENARIO_BATCH`] (`despawn_churn_batch`), `despawn_batch` of the
+//!   oldest, then `spawn_batch`, the others unchanged.
 //! - hecs: `despawn` per entity, then `spawn_batch`.
 //! - bevy: `world.despawn(e)` per entity, then `spawn_batch`.
 //! - shipyard: `delete_entity` per entity, then `bulk_add_entity`.
@@ -30,8 +32,53 @@ pub const SCENARIO: Scenario = Scenario {
     test_size: 1_000,
     fresh_state: false,
     impls: crate::impls![typed_ecs, hecs, bevy, shipyard, sparsey, specs, raw],
-    notes: "specs deletes with its batch `delete_entities`; typed_ecs and specs spawn one at a \
-            time, the others with their batch spawn.",
+    notes: "specs deletes with its batch `delete_entities`, the others one entity at a time; \
+            specs spawns one at a time, the others with their batch spawn.",
+};
+
+/// `despawn_churn` with typed_ecs's batch despawn, against the same peers
+/// (none of which but specs has a batch despawn of a list of entities).
+pub const SCENARIO_BATCH: Scenario = Scenario {
+    name: "despawn_churn_batch",
+    what: "the frame of `despawn_churn` (100,000 entities with (Position, Velocity): despawn \
+           the 10,000 oldest, spawn 10,000), typed_ecs despawning with `despawn_batch`",
+    sizes: &[100_000],
+    size_note: "",
+    test_size: 1_000,
+    fresh_state: false,
+    impls: &[
+        crate::Impl {
+            name: "typed_ecs",
+            setup: |n| Box::new(batch::setup(n)),
+        },
+        crate::Impl {
+            name: "hecs",
+            setup: |n| Box::new(hecs::setup(n)),
+        },
+        crate::Impl {
+            name: "bevy",
+            setup: |n| Box::new(bevy::setup(n)),
+        },
+        crate::Impl {
+            name: "shipyard",
+            setup: |n| Box::new(shipyard::setup(n)),
+        },
+        crate::Impl {
+            name: "sparsey",
+            setup: |n| Box::new(sparsey::setup(n)),
+        },
+        crate::Impl {
+            name: "specs",
+            setup: |n| Box::new(specs::setup(n)),
+        },
+        crate::Impl {
+            name: "raw",
+            setup: |n| Box::new(raw::setup(n)),
+        },
+    ],
+    notes: "typed_ecs despawns the oldest with one `despawn_batch`; the others as in \
+            `despawn_churn` (specs with its batch `delete_entities`, the others one entity at \
+            a time: they have no batch despawn of a list of entities).",
 };
 
 /// Shared by every implementation: the live handles, oldest first, and
@@ -95,6 +142,36 @@ pub mod typed_ecs {
             for e in self.churn.oldest() {
                 self.world.despawn(e);
             }
+            let fresh = self.churn.fresh();
+            let spawned = self.world.spawn_batch(fresh.map(moving_entity));
+            self.churn.live.extend(spawned);
+        }
+        fn check(&self) -> Check {
+            check(self.world.entity_count(), self.world.position.values())
+        }
+    }
+}
+
+/// typed_ecs with its batch despawn, for [`SCENARIO_BATCH`].
+pub mod batch {
+    use super::typed_ecs::MoveWorld;
+    use super::*;
+    use ::typed_ecs::prelude::*;
+
+    pub struct State {
+        world: MoveWorld,
+        churn: Churn<Entity>,
+    }
+
+    pub fn setup(n: usize) -> State {
+        let mut world = MoveWorld::new();
+        let churn = Churn::new(n, |i| world.spawn_with(moving_entity(i)));
+        State { world, churn }
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            self.world.despawn_batch(self.churn.oldest());
             let fresh = self.churn.fresh();
             let spawned = self.world.spawn_batch(fresh.map(moving_entity));
             self.churn.live.extend(spawned);
