@@ -219,15 +219,7 @@ impl Harness {
     }
 
     fn spawn_batch<Bd: Bundle<Sim> + Made>(&mut self, bundles: [Bd; 2], fallible: bool) {
-        let rows: Vec<(Vec<(K, Val)>, Row)> = bundles
-            .iter()
-            .map(|bundle| {
-                let mut made = Vec::new();
-                bundle.made(&mut made);
-                let row = Row::from_made(&made);
-                (made, row)
-            })
-            .collect();
+        let rows = made_rows(&bundles);
         let room = INDEX_LIMIT - self.model.live.len();
         if fallible || room < bundles.len() {
             match self.world.try_spawn_batch(bundles) {
@@ -239,11 +231,6 @@ impl Harness {
                 }
                 Err(error) => {
                     let text = error.to_string();
-                    assert!(
-                        text.contains("out of entity indices"),
-                        "{text}: {}",
-                        self.ctx()
-                    );
                     let (spawned, rest) = error.into_inner();
                     assert_eq!(
                         spawned.len(),
@@ -259,12 +246,7 @@ impl Harness {
                         "a batch stopped with room left: {}",
                         self.ctx()
                     );
-                    self.hit("err:spawn:OutOfIndices");
-                    for (bundle, (made, _)) in rest.zip(&rows[room..]) {
-                        let mut back = Vec::new();
-                        bundle.made(&mut back);
-                        assert_eq!(&back, made, "a bundle handed back: {}", self.ctx());
-                    }
+                    self.batch_out_of_indices("spawn", &text, rest, &rows[room..]);
                 }
             }
         } else {
@@ -276,37 +258,50 @@ impl Harness {
         }
     }
 
+    /// A batch (`family`: spawn, extend) ran out of entity indices: the
+    /// error says so, and hands back the bundles not spawned (made as
+    /// `rows`), in order. Counted as `err:{family}:OutOfIndices`.
+    fn batch_out_of_indices<Bd: Made>(
+        &mut self,
+        family: &str,
+        text: &str,
+        rest: impl Iterator<Item = Bd>,
+        rows: &[(Vec<(K, Val)>, Row)],
+    ) {
+        assert!(
+            text.contains("out of entity indices"),
+            "{text}: {}",
+            self.ctx()
+        );
+        let mut handed_back = 0;
+        for (bundle, (made, _)) in rest.zip(rows) {
+            let mut back = Vec::new();
+            bundle.made(&mut back);
+            assert_eq!(&back, made, "a bundle handed back: {}", self.ctx());
+            handed_back += 1;
+        }
+        assert_eq!(
+            handed_back,
+            rows.len(),
+            "bundles handed back: {}",
+            self.ctx()
+        );
+        self.hit(&format!("err:{family}:OutOfIndices"));
+    }
+
     /// `extend` (`try_extend`): the world hands no handles back, so the new
     /// ones are the alive entities the model does not know, each matched to
     /// the bundle whose components it holds.
     fn extend<Bd: Bundle<Sim> + Made>(&mut self, bundles: [Bd; 2], fallible: bool) {
-        let mut rows: Vec<(Vec<(K, Val)>, Row)> = bundles
-            .iter()
-            .map(|bundle| {
-                let mut made = Vec::new();
-                bundle.made(&mut made);
-                let row = Row::from_made(&made);
-                (made, row)
-            })
-            .collect();
+        let mut rows = made_rows(&bundles);
         let room = INDEX_LIMIT - self.model.live.len();
         let spawned = if fallible || room < bundles.len() {
             match self.world.try_extend(bundles) {
                 Ok(spawned) => spawned,
                 Err(error) => {
                     let text = error.to_string();
-                    assert!(
-                        text.contains("out of entity indices"),
-                        "{text}: {}",
-                        self.ctx()
-                    );
                     let (spawned, rest) = error.into_inner();
-                    self.hit("err:extend:OutOfIndices");
-                    for (bundle, (made, _)) in rest.zip(&rows[spawned..]) {
-                        let mut back = Vec::new();
-                        bundle.made(&mut back);
-                        assert_eq!(&back, made, "a bundle handed back: {}", self.ctx());
-                    }
+                    self.batch_out_of_indices("extend", &text, rest, &rows[spawned..]);
                     spawned
                 }
             }
@@ -693,4 +688,17 @@ impl Harness {
             self.hit("apply:spawned");
         }
     }
+}
+
+/// Each bundle's components, and the row they make in the model.
+fn made_rows<Bd: Made>(bundles: &[Bd]) -> Vec<(Vec<(K, Val)>, Row)> {
+    bundles
+        .iter()
+        .map(|bundle| {
+            let mut made = Vec::new();
+            bundle.made(&mut made);
+            let row = Row::from_made(&made);
+            (made, row)
+        })
+        .collect()
 }
