@@ -103,7 +103,8 @@ pub struct Scenario {
 
 /// Builds an `&'static [Impl]` from implementation modules that each have
 /// `setup(usize) -> State` with `State: Instance`, named after the module;
-/// `impls![in parent: a, b]` takes them from `parent::a`, `parent::b`.
+/// `impls![in parent: a, b]` takes them from `parent::a`, `parent::b`, and
+/// `impls![typed_ecs = batch, b]` names the module `batch` `typed_ecs`.
 macro_rules! impls {
     (in $parent:ident: $($module:ident),* $(,)?) => {
         &[$($crate::Impl {
@@ -111,11 +112,17 @@ macro_rules! impls {
             setup: |n| Box::new($parent::$module::setup(n)),
         }),*]
     };
-    ($($module:ident),* $(,)?) => {
+    ($($name:ident $(= $module:ident)?),* $(,)?) => {
         &[$($crate::Impl {
-            name: stringify!($module),
-            setup: |n| Box::new($module::setup(n)),
+            name: stringify!($name),
+            setup: $crate::impls!(@setup $name $($module)?),
         }),*]
+    };
+    (@setup $name:ident) => {
+        |n| Box::new($name::setup(n))
+    };
+    (@setup $name:ident $module:ident) => {
+        |n| Box::new($module::setup(n))
     };
 }
 pub(crate) use impls;

@@ -46,36 +46,7 @@ pub const SCENARIO_BATCH: Scenario = Scenario {
     size_note: "",
     test_size: 1_000,
     fresh_state: false,
-    impls: &[
-        crate::Impl {
-            name: "typed_ecs",
-            setup: |n| Box::new(batch::setup(n)),
-        },
-        crate::Impl {
-            name: "hecs",
-            setup: |n| Box::new(hecs::setup(n)),
-        },
-        crate::Impl {
-            name: "bevy",
-            setup: |n| Box::new(bevy::setup(n)),
-        },
-        crate::Impl {
-            name: "shipyard",
-            setup: |n| Box::new(shipyard::setup(n)),
-        },
-        crate::Impl {
-            name: "sparsey",
-            setup: |n| Box::new(sparsey::setup(n)),
-        },
-        crate::Impl {
-            name: "specs",
-            setup: |n| Box::new(specs::setup(n)),
-        },
-        crate::Impl {
-            name: "raw",
-            setup: |n| Box::new(raw::setup(n)),
-        },
-    ],
+    impls: crate::impls![typed_ecs = batch, hecs, bevy, shipyard, sparsey, specs, raw],
     notes: "typed_ecs despawns the oldest with one `despawn_batch`; the others as in \
             `despawn_churn` (specs with its batch `delete_entities`, the others one entity at \
             a time: they have no batch despawn of a list of entities).",
@@ -127,8 +98,8 @@ pub mod typed_ecs {
     world! { pub struct MoveWorld<Position, Velocity>; }
 
     pub struct State {
-        world: MoveWorld,
-        churn: Churn<Entity>,
+        pub(super) world: MoveWorld,
+        pub(super) churn: Churn<Entity>,
     }
 
     pub fn setup(n: usize) -> State {
@@ -152,32 +123,28 @@ pub mod typed_ecs {
     }
 }
 
-/// typed_ecs with its batch despawn, for [`SCENARIO_BATCH`].
+/// typed_ecs with its batch despawn, for [`SCENARIO_BATCH`]: the state
+/// of [`typed_ecs`], another frame.
 pub mod batch {
-    use super::typed_ecs::MoveWorld;
     use super::*;
     use ::typed_ecs::prelude::*;
 
-    pub struct State {
-        world: MoveWorld,
-        churn: Churn<Entity>,
-    }
+    pub struct State(super::typed_ecs::State);
 
     pub fn setup(n: usize) -> State {
-        let mut world = MoveWorld::new();
-        let churn = Churn::new(n, |i| world.spawn_with(moving_entity(i)));
-        State { world, churn }
+        State(super::typed_ecs::setup(n))
     }
 
     impl Instance for State {
         fn run(&mut self) {
-            self.world.despawn_batch(self.churn.oldest());
-            let fresh = self.churn.fresh();
-            let spawned = self.world.spawn_batch(fresh.map(moving_entity));
-            self.churn.live.extend(spawned);
+            let super::typed_ecs::State { world, churn } = &mut self.0;
+            world.despawn_batch(churn.oldest());
+            let fresh = churn.fresh();
+            let spawned = world.spawn_batch(fresh.map(moving_entity));
+            churn.live.extend(spawned);
         }
         fn check(&self) -> Check {
-            check(self.world.entity_count(), self.world.position.values())
+            self.0.check()
         }
     }
 }
