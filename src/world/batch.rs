@@ -90,28 +90,23 @@ where
         fresh_len: 0,
         bundle: PhantomData,
     };
-    // Internal iteration (`try_for_each`, `for_each`): the bundle goes from
-    // the iterator to the storages without a copy in between.
-    loop {
-        let free = pending.world.allocator().free_count();
-        if free == 0 {
-            break;
-        }
-        let mut taken = 0;
-        let made = bundles.by_ref().take(free).try_for_each(|bundle| {
-            taken += 1;
-            pending.reuse(bundle)
-        });
-        if let Err((error, bundle)) = made {
-            return Err(rest(error, bundle, bundles));
-        }
-        if taken < free {
+    // Each bundle takes one free index. A plain loop: internal iteration
+    // through `by_ref()` kept the iterator's state in memory, and measured
+    // about 5% slower on despawn_churn's frame.
+    for _ in 0..pending.world.allocator().free_count() {
+        let Some(bundle) = bundles.next() else {
             return Ok(());
+        };
+        if let Err((error, bundle)) = pending.reuse(bundle) {
+            return Err(rest(error, bundle, bundles));
         }
     }
     // No index is free: the rest get new ones, in order.
     pending.flush();
     let room = pending.world.allocator().fresh_room();
+    // Internal iteration: the bundle goes from the iterator to the storages
+    // without a copy in between (with `next()`, copying a wide bundle on
+    // the stack stalled store forwarding: about half of simple_insert).
     bundles.by_ref().take(room as usize).for_each(|bundle| {
         bundle.push_values(pending.world, TOKEN);
         pending.fresh_len += 1;
