@@ -237,6 +237,11 @@ pub(crate) mod parts {
 
         /// Gives the values pushed by `push_values` their entities.
         fn attach(world: &mut W, entities: &[Entity], token: Token);
+
+        /// Gives the values pushed by `push_values` their entities: the
+        /// [`Fresh`](crate::entity::Fresh) run of `len` entities from the
+        /// index `start`.
+        fn attach_fresh(world: &mut W, start: u32, len: u32, token: Token);
     }
 }
 
@@ -306,6 +311,12 @@ macro_rules! impl_bundle {
             #[allow(unused_variables)]
             fn attach(world: &mut W, entities: &[Entity], token: crate::seal::Token) {
                 $(<W as Contains<$c>>::sparse_map_mut(world).attach(entities);)*
+            }
+
+            #[allow(unused_variables)]
+            fn attach_fresh(world: &mut W, start: u32, len: u32, token: crate::seal::Token) {
+                let fresh = crate::entity::Fresh { start, len };
+                $(<W as Contains<$c>>::sparse_map_mut(world).attach_fresh(fresh);)*
             }
         }
 

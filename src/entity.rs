@@ -272,6 +272,29 @@ impl SyncStamp {
     }
 }
 
+/// Entities at consecutive new indices, each of the first generation: what
+/// an allocator with no free index hands out next, in order. A batch spawn
+/// makes them together ([`EntityAllocator::alloc_fresh`]) and the storages
+/// index them as one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fresh {
+    /// The index of the first.
+    pub(crate) start: u32,
+    /// How many.
+    pub(crate) len: u32,
+}
+
+impl Fresh {
+    /// The generation of every one of them: the first.
+    pub(crate) const GENERATION: NonZeroU32 = NonZeroU32::MIN;
+
+    /// The entities, in order.
+    #[inline]
+    pub(crate) fn iter(self) -> impl ExactSizeIterator<Item = Entity> + Clone {
+        (self.start..self.start + self.len).map(|index| Entity::new(index, Self::GENERATION))
+    }
+}
+
 /// The allocator's record of one index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Slot {
@@ -348,8 +371,10 @@ impl fmt::Display for OutOfIndices {
 /// ```
 pub struct EntityAllocator {
     /// What the storages in step with this allocator carry: renewed each
-    /// time entities are retired (`free`, `clear`), so a storage stamped
-    /// earlier may hold entities retired since. Program-unique.
+    /// time entities are retired (`free`, a batch of `free_keeping_stamp`,
+    /// `clear`), so a storage stamped earlier may hold entities retired
+    /// since.
+    /// Program-unique.
     stamp: SyncStamp,
     /// The stamp the next retirement installs, known ahead so that a world
     /// can stamp its storages with it while it detaches an entity.
@@ -417,7 +442,9 @@ impl EntityAllocator {
     }
 
     /// The stamp this allocator will have after the next retirement (one
-    /// [`free`](Self::free) of an alive entity, or one [`clear`](Self::clear)):
+    /// [`free`](Self::free) of an alive entity, one batch of
+    /// [`free_keeping_stamp`](Self::free_keeping_stamp), or one
+    /// [`clear`](Self::clear)):
     /// a world stamps its storages with it while it detaches the entities
     /// it is about to retire.
     #[inline]
@@ -425,9 +452,9 @@ impl EntityAllocator {
         self.next_stamp
     }
 
-    /// Installs the next stamp: entities are being retired.
+    /// Installs the next stamp: entities are being (or were just) retired.
     #[inline]
-    fn renew_stamp(&mut self) {
+    pub(crate) fn renew_stamp(&mut self) {
         self.stamp = self.next_stamp;
         self.next_stamp = self.next_stamp.following();
     }
@@ -533,7 +560,7 @@ impl EntityAllocator {
     }
 
     #[cold]
-    fn out_of_indices(&self) -> OutOfIndices {
+    pub(crate) fn out_of_indices(&self) -> OutOfIndices {
         OutOfIndices {
             limit: self.slot_limit,
             retired: self.retired,
@@ -556,7 +583,48 @@ impl EntityAllocator {
         true
     }
 
+    /// Number of free indices: the next spawns reuse them.
+    #[inline]
+    pub(crate) fn free_count(&self) -> usize {
+        self.free.len()
+    }
+
+    /// How many entities a [`Fresh`] run may hold: the new indices below
+    /// the limit.
+    #[inline]
+    pub(crate) fn fresh_room(&self) -> u32 {
+        self.slot_limit.saturating_sub(self.slots.len() as u32)
+    }
+
+    /// Makes the next `len` entities at new indices alive, together. The
+    /// caller checked that no index is free and, with
+    /// [`fresh_room`](Self::fresh_room), that they fit.
+    pub(crate) fn alloc_fresh(&mut self, len: u32) -> Fresh {
+        let start = self.slots.len() as u32;
+        debug_assert!(self.free.is_empty());
+        debug_assert!(u64::from(start) + u64::from(len) <= u64::from(self.slot_limit));
+        let slot = Slot {
+            generation: NonZeroU32::MIN,
+            alive: true,
+        };
+        self.slots.resize(self.slots.len() + len as usize, slot);
+        self.alive += len;
+        Fresh { start, len }
+    }
+
+    /// Retires `entity`, which the caller checked is alive, like
+    /// [`free`](Self::free) but leaving the stamp as it is: for a batch of
+    /// despawns, after which the world renews it once
+    /// ([`renew_stamp`](Self::renew_stamp)), before any storage away from
+    /// the world can come back.
+    #[inline]
+    pub(crate) fn free_keeping_stamp(&mut self, entity: Entity) {
+        debug_assert!(self.is_alive(entity));
+        self.retire(entity);
+    }
+
     /// Marks `entity`, which is alive, dead, and recycles or retires its index.
+    #[inline]
     fn retire(&mut self, entity: Entity) {
         let slot = &mut self.slots[entity.index() as usize];
         slot.alive = false;

@@ -219,6 +219,14 @@ impl<B> SpawnError<B> {
         }
     }
 
+    /// The same error, holding `f(bundle)`.
+    pub(crate) fn map<B2>(self, f: impl FnOnce(B) -> B2) -> SpawnError<B2> {
+        SpawnError {
+            cause: self.cause,
+            bundle: f(self.bundle),
+        }
+    }
+
     /// Gives back the components the entity was to be spawned with.
     ///
     /// ```

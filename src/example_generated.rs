@@ -14,7 +14,10 @@
 //!
 //! It produces [`CatWorld`], with an `entities` field and one
 //! [`SparseMap`](crate::SparseMap) field per component; `new`,
-//! `with_capacity` and `Default`; an impl of [`World`](crate::World), which
+//! `with_capacity` and `Default`; an impl of [`Extend`] for every bundle
+//! (`world.extend(bundles)` spawns them, as
+//! [`spawn_batch`](crate::World::spawn_batch) does, without keeping the
+//! handles); an impl of [`World`](crate::World), which
 //! holds every world method; and an impl of [`Component<CatWorld>`](crate::Component)
 //! for each component, so that `CatWorld: Contains<Moveable> +
 //! Contains<Nameable> + Contains<Purrable>`.
@@ -26,6 +29,8 @@
 //! let mut world = CatWorld::new();
 //! let kitty = world.spawn_with((Nameable("Kitty".into()), Purrable));
 //! assert_eq!(world.nameable.get(kitty).unwrap().0, "Kitty");
+//! world.extend((0..3).map(|i| (Nameable(format!("Kitten {i}")),)));
+//! assert_eq!(world.entity_count(), 4);
 //! ```
 
 /// Where a cat is.

@@ -224,6 +224,7 @@ pub mod __private {
     pub use crate::system::access::Target;
     pub use crate::system::param::Source;
     pub use crate::system::{ReadParam, WriteParam};
+    pub use crate::world::batch::extend;
     pub use crate::world::storages::{
         new_allocator, new_storage, take_part, Column, EachGroup, EachGroupRef, EachStorage,
         EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,

@@ -1,10 +1,10 @@
-//! Change detection against a model: random operations on a world with a
-//! tracked, grouped component, and two observers looking at random times
-//! (the world's own view, cleared at random, and a system in a schedule
-//! with its own `Seen`). The model records the order of every event; each
-//! observer must report exactly the entities whose changes (adds,
-//! removals) it has not seen yet, each once. Every invariant must hold,
-//! and every value is dropped exactly once.
+//! Change detection against a model: random operations (batch spawns and
+//! despawns among them) on a world with a tracked, grouped component, and
+//! two observers looking at random times (the world's own view, cleared at
+//! random, and a system in a schedule with its own `Seen`). The model
+//! records the order of every event; each observer must report exactly the
+//! entities whose changes (adds, removals) it has not seen yet, each once.
+//! Every invariant must hold, and every value is dropped exactly once.
 //!
 //! `CHANGE_SEQUENCES` sets the number of sequences (default 300; CI runs
 //! 10,000 in release).
@@ -62,6 +62,8 @@ struct Model {
     vel: BTreeSet<Entity>,
     removals: Vec<(u64, Entity)>,
     alive: Vec<Entity>,
+    /// Entities despawned, for stale handles in a batch despawn.
+    dead: Vec<Entity>,
 }
 
 impl Model {
@@ -154,7 +156,7 @@ fn run(seed: u64) {
     let mut system_since = 0; // the system's: events after this
     let steps = 20 + rng.below(180);
     for _ in 0..steps {
-        match rng.below(14) {
+        match rng.below(16) {
             0 | 1 => {
                 let e = if rng.chance(50) {
                     world.spawn_with((Pos::new(1), Vel(1)))
@@ -185,6 +187,7 @@ fn run(seed: u64) {
                 world.despawn(e);
                 model.removed(e);
                 model.vel.remove(&e);
+                model.dead.push(e);
             }
             5 if !model.alive.is_empty() => {
                 let e = model.alive[rng.index(model.alive.len())];
@@ -306,6 +309,51 @@ fn run(seed: u64) {
                 }
                 model.alive.clear();
                 model.vel.clear();
+            }
+            14 if !model.alive.is_empty() => {
+                // A batch despawn: a few alive entities, one of them named
+                // twice, and a stale handle if there is one.
+                let mut batch: Vec<Entity> = (0..1 + rng.below(4))
+                    .map(|_| model.alive[rng.index(model.alive.len())])
+                    .collect();
+                batch.push(batch[0]);
+                if !model.dead.is_empty() {
+                    let stale = model.dead[rng.index(model.dead.len())];
+                    batch.insert(rng.index(batch.len()), stale);
+                }
+                let despawned = world.despawn_batch(batch.iter().copied());
+                let mut expected = 0;
+                for e in batch {
+                    if let Some(i) = model.alive.iter().position(|&a| a == e) {
+                        model.alive.swap_remove(i);
+                        model.removed(e);
+                        model.vel.remove(&e);
+                        model.dead.push(e);
+                        expected += 1;
+                    }
+                }
+                assert_eq!(despawned, expected, "seed {seed}: despawn_batch's count");
+            }
+            15 => {
+                // A batch spawn that keeps no handles: the new entities are
+                // the alive ones the model does not know.
+                let n = rng.below(5) as usize;
+                let with_vel = rng.chance(50);
+                if with_vel {
+                    world.extend((0..n).map(|_| (Pos::new(1), Vel(1))));
+                } else {
+                    world.extend((0..n).map(|_| (Pos::new(1),)));
+                }
+                let known: BTreeSet<Entity> = model.alive.iter().copied().collect();
+                let fresh: Vec<Entity> = world.entities().filter(|e| !known.contains(e)).collect();
+                assert_eq!(fresh.len(), n, "seed {seed}: extend spawned {n}");
+                for e in fresh {
+                    model.alive.push(e);
+                    model.added(e);
+                    if with_vel {
+                        model.vel.insert(e);
+                    }
+                }
             }
             _ => {}
         }

@@ -411,9 +411,12 @@ fn bomb(dropped: &Rc<Cell<u32>>) -> Bomb {
 #[test]
 fn panicking_drop_during_despawn_remove_all_clear_and_finalize() {
     type Action = fn(&mut Risky, Entity);
-    let actions: [(&str, Action); 5] = [
+    let actions: [(&str, Action); 6] = [
         ("despawn", |w, e| {
             w.despawn(e);
+        }),
+        ("despawn_batch", |w, e| {
+            w.despawn_batch([e, e]);
         }),
         ("remove_all", |w, e| {
             w.remove_all(e);

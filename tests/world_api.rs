@@ -920,6 +920,17 @@ fn panics_point_at_the_caller() {
                 w.value_at_mut::<Vel>(0);
             }),
         ),
+        (
+            "spawn_batch out of indices",
+            Box::new(|w| {
+                w.set_entity_limit(2);
+                w.spawn_batch((0..3).map(|i| (Pos(i, i),)));
+            }),
+        ),
+        (
+            "extend out of indices",
+            Box::new(|w| w.extend((0..3).map(|i| (Pos(i, i),)))),
+        ),
     ];
     for (label, case) in cases {
         let file = panic_file(|| case(&mut world));

@@ -110,6 +110,10 @@ fn bench_despawn_churn(c: &mut Criterion) {
     group(c, &despawn_churn::SCENARIO);
 }
 
+fn bench_despawn_churn_batch(c: &mut Criterion) {
+    group(c, &despawn_churn::SCENARIO_BATCH);
+}
+
 fn bench_deferred_sync(c: &mut Criterion) {
     group(c, &deferred_sync::SCENARIO);
 }
@@ -152,6 +156,7 @@ criterion_group!(
     bench_add_remove,
     bench_random_get,
     bench_despawn_churn,
+    bench_despawn_churn_batch,
     bench_deferred_sync,
     bench_sparse_spread,
     bench_scaling,

@@ -105,7 +105,8 @@ pub struct Scenario {
 
 /// Builds an `&'static [Impl]` from implementation modules that each have
 /// `setup(usize) -> State` with `State: Instance`, named after the module;
-/// `impls![in parent: a, b]` takes them from `parent::a`, `parent::b`.
+/// `impls![in parent: a, b]` takes them from `parent::a`, `parent::b`, and
+/// `impls![typed_ecs = batch, b]` names the module `batch` `typed_ecs`.
 macro_rules! impls {
     (in $parent:ident: $($module:ident),* $(,)?) => {
         &[$($crate::Impl {
@@ -113,11 +114,17 @@ macro_rules! impls {
             setup: |n| Box::new($parent::$module::setup(n)),
         }),*]
     };
-    ($($module:ident),* $(,)?) => {
+    ($($name:ident $(= $module:ident)?),* $(,)?) => {
         &[$($crate::Impl {
-            name: stringify!($module),
-            setup: |n| Box::new($module::setup(n)),
+            name: stringify!($name),
+            setup: $crate::impls!(@setup $name $($module)?),
         }),*]
+    };
+    (@setup $name:ident) => {
+        |n| Box::new($name::setup(n))
+    };
+    (@setup $name:ident $module:ident) => {
+        |n| Box::new($module::setup(n))
     };
 }
 pub(crate) use impls;
@@ -133,6 +140,7 @@ pub const SCENARIOS: &[Scenario] = &[
     scenarios::add_remove::SCENARIO,
     scenarios::random_get::SCENARIO,
     scenarios::despawn_churn::SCENARIO,
+    scenarios::despawn_churn::SCENARIO_BATCH,
     scenarios::deferred_sync::SCENARIO,
     scenarios::sparse_spread::SCENARIO,
     scenarios::simple_iter::SCENARIO_SCALING,
@@ -310,6 +318,11 @@ mod tests {
     fn despawn_churn() {
         // More frames than the churn needs to cycle the world once.
         same_work(&scenarios::despawn_churn::SCENARIO, 13);
+    }
+
+    #[test]
+    fn despawn_churn_batch() {
+        same_work(&scenarios::despawn_churn::SCENARIO_BATCH, 13);
     }
 
     #[test]

@@ -77,7 +77,7 @@ pub(crate) fn add_now<W: Contains<C>, C>(
         }
         OnPresent::Replace => storage.insert(entity, value),
     };
-    crate::group::entered::<W, (C,)>(world, core::slice::from_ref(&entity));
+    crate::group::entered::<W, (C,), _>(world, core::iter::once(entity));
     Ok(old)
 }
 

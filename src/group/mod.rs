@@ -172,29 +172,40 @@ impl<W: Storages, G: Packing<W>> Group<W> for G {}
 /// After `entities` gained the components of the bundle `B`: each group
 /// holding one of them takes in those that now have them all.
 #[inline]
-pub(crate) fn entered<W: Storages, B: BundleParts<W>>(world: &mut W, entities: &[Entity]) {
-    struct Entered<'a, B> {
-        entities: &'a [Entity],
+pub(crate) fn entered<W, B, E>(world: &mut W, entities: E)
+where
+    W: Storages,
+    B: BundleParts<W>,
+    E: ExactSizeIterator<Item = Entity> + Clone,
+{
+    struct Entered<E, B> {
+        entities: E,
         bundle: core::marker::PhantomData<fn(B)>,
     }
-    impl<W: Storages, B: BundleParts<W>> EachGroup<W> for Entered<'_, B> {
+    impl<W, B, E> EachGroup<W> for Entered<E, B>
+    where
+        W: Storages,
+        B: BundleParts<W>,
+        E: ExactSizeIterator<Item = Entity> + Clone,
+    {
         #[inline]
         fn visit<G: Packing<W>>(&mut self, world: &mut W) {
             if const { overlaps(G::INDICES, B::INDICES) } {
                 // A batch that gave every group component to entities
                 // appended after a fully grouped storage extends the group.
-                let appended = self.entities.len() > 1
+                let count = self.entities.len();
+                let appended = count > 1
                     && const { covers(B::INDICES, G::INDICES) }
-                    && G::append(world, self.entities.len(), TOKEN);
+                    && G::append(world, count, TOKEN);
                 if !appended {
-                    for &entity in self.entities {
+                    for entity in self.entities.clone() {
                         G::enter(world, entity, TOKEN);
                     }
                 }
             }
         }
     }
-    world.each_group(&mut Entered::<B> {
+    world.each_group(&mut Entered::<E, B> {
         entities,
         bundle: core::marker::PhantomData,
     });

@@ -83,8 +83,8 @@ macro_rules! __world_struct {
     };
 }
 
-/// The constructors, `Default` and the sealed `Storages` plumbing (every
-/// `Storages` is a `World`):
+/// The constructors, `Default`, `Extend` and the sealed `Storages` plumbing
+/// (every `Storages` is a `World`):
 /// the split borrow, the command queues, and the visitors over every storage
 /// (the groups' come from `__world_groups!`). Not public API.
 #[doc(hidden)] // Called by `__world_declare!` only.
@@ -118,6 +118,24 @@ macro_rules! __world_storages {
             #[inline]
             fn default() -> Self {
                 Self::new()
+            }
+        }
+
+        /// Spawns one entity per bundle (a tuple of components), as
+        /// `World::spawn_batch` does, without keeping the handles.
+        ///
+        /// # Panics
+        ///
+        /// When the world runs out of entity indices; `World::try_extend`
+        /// hands back the bundles not spawned instead.
+        impl<__Bundle: $crate::Bundle<$name>> $crate::__private::core::iter::Extend<__Bundle> for $name {
+            #[track_caller]
+            #[inline]
+            fn extend<__Bundles>(&mut self, bundles: __Bundles)
+            where
+                __Bundles: $crate::__private::core::iter::IntoIterator<Item = __Bundle>,
+            {
+                $crate::__private::extend(self, bundles);
             }
         }
 
@@ -223,8 +241,10 @@ macro_rules! __world_storages {
 }
 
 /// The world's own `spawn_with`, `try_spawn_with`, `spawn_batch`,
-/// `try_spawn_batch`, `query_mut` and `get_many`: the `World` methods, with
-/// one more bound each (`DistinctComponents` or `DistinctTerms`), so that a
+/// `try_spawn_batch`, `try_extend`, `query_mut` and `get_many`: the `World`
+/// methods, with the bounds `Bundle` and `QueryMut`, which include the
+/// check that each component appears once (the trait's methods take the
+/// weaker `BundleParts` and `QueryParts`, for generic code), so that a
 /// component named twice is a trait-bound error that `cargo check` reports
 /// at the caller's line. A method call finds these before the trait's. Not
 /// public API.
@@ -240,7 +260,7 @@ macro_rules! __world_checked {
             #[inline]
             pub fn spawn_with<__B>(&mut self, bundle: __B) -> $crate::Entity
             where
-                __B: $crate::Bundle<Self> + $crate::__private::DistinctComponents<Self>,
+                __B: $crate::Bundle<Self>,
             {
                 <Self as $crate::World>::spawn_with(self, bundle)
             }
@@ -251,7 +271,7 @@ macro_rules! __world_checked {
                 bundle: __B,
             ) -> $crate::__private::core::result::Result<$crate::Entity, $crate::SpawnError<__B>>
             where
-                __B: $crate::Bundle<Self> + $crate::__private::DistinctComponents<Self>,
+                __B: $crate::Bundle<Self>,
             {
                 <Self as $crate::World>::try_spawn_with(self, bundle)
             }
@@ -260,7 +280,7 @@ macro_rules! __world_checked {
             #[inline]
             pub fn spawn_batch<__B, __I>(&mut self, bundles: __I) -> $crate::__private::Vec<$crate::Entity>
             where
-                __B: $crate::Bundle<Self> + $crate::__private::DistinctComponents<Self>,
+                __B: $crate::Bundle<Self>,
                 __I: $crate::__private::core::iter::IntoIterator<Item = __B>,
             {
                 <Self as $crate::World>::spawn_batch(self, bundles)
@@ -282,10 +302,32 @@ macro_rules! __world_checked {
                 )>,
             >
             where
-                __B: $crate::Bundle<Self> + $crate::__private::DistinctComponents<Self>,
+                __B: $crate::Bundle<Self>,
                 __I: $crate::__private::core::iter::IntoIterator<Item = __B>,
             {
                 <Self as $crate::World>::try_spawn_batch(self, bundles)
+            }
+
+            #[allow(clippy::type_complexity)]
+            #[inline]
+            pub fn try_extend<__B, __I>(
+                &mut self,
+                bundles: __I,
+            ) -> $crate::__private::core::result::Result<
+                usize,
+                $crate::SpawnError<(
+                    usize,
+                    $crate::__private::core::iter::Chain<
+                        $crate::__private::core::iter::Once<__B>,
+                        <__I as $crate::__private::core::iter::IntoIterator>::IntoIter,
+                    >,
+                )>,
+            >
+            where
+                __B: $crate::Bundle<Self>,
+                __I: $crate::__private::core::iter::IntoIterator<Item = __B>,
+            {
+                <Self as $crate::World>::try_extend(self, bundles)
             }
 
             #[inline]
@@ -293,7 +335,7 @@ macro_rules! __world_checked {
                 &'w mut self,
             ) -> $crate::Join<'w, <__Q as $crate::__private::QueryParts<'w, Self>>::Fetch>
             where
-                __Q: $crate::QueryMut<'w, Self> + $crate::__private::DistinctTerms<Self>,
+                __Q: $crate::QueryMut<'w, Self>,
             {
                 // The checks left to the build (an `Or`'s components, one
                 // required term), here so that their errors name the caller.
@@ -310,7 +352,7 @@ macro_rules! __world_checked {
                 <<__Q as $crate::__private::QueryParts<'w, Self>>::Fetch as $crate::__private::Access<'w>>::Item<'w>,
             >
             where
-                __Q: $crate::QueryMut<'w, Self> + $crate::__private::DistinctTerms<Self>,
+                __Q: $crate::QueryMut<'w, Self>,
             {
                 // The checks left to the build (an `Or`'s components, one
                 // required term), here so that their errors name the caller.

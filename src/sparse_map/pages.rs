@@ -150,7 +150,7 @@ impl Pages {
     }
 
     /// Stores `first_slot + i` for the index of `entities[i]`, page by page
-    /// (a batch of spawned entities mostly has consecutive indices).
+    /// (entities with nearby indices share a page lookup).
     pub(super) fn set_run(&mut self, entities: &[Entity], first_slot: u32) {
         let mut rest = entities;
         let mut slot = first_slot;
@@ -167,6 +167,31 @@ impl Pages {
                 done += 1;
             }
             rest = &rest[done..];
+        }
+    }
+
+    /// Stores `first_slot + i` for the entity of index `first_index + i`
+    /// and generation `generation`, for each `i < len`: a page at a time,
+    /// each a plain fill.
+    pub(super) fn set_range(
+        &mut self,
+        first_index: u32,
+        len: u32,
+        generation: u32,
+        first_slot: u32,
+    ) {
+        let end = first_index + len;
+        let high = u64::from(generation) << 32;
+        let (mut index, mut slot) = (first_index, first_slot);
+        while index < end {
+            let offset = index as usize & (PAGE_LEN - 1);
+            let count = (PAGE_LEN - offset).min((end - index) as usize);
+            let page = self.page_mut(index);
+            for (entry, next) in page[offset..offset + count].iter_mut().zip(slot..) {
+                *entry = high | u64::from(next);
+            }
+            index += count as u32;
+            slot += count as u32;
         }
     }
 

@@ -1,20 +1,19 @@
-//! Taking everything away from one entity, or from the whole world: each a
-//! visitor over every storage that detaches values and drops them only once
-//! every storage is consistent, so a panicking `Drop` cannot leave a world
-//! half-updated.
+//! Taking everything away from one entity, from many, or from the whole
+//! world: each a visitor over every storage that detaches values and drops
+//! them only once every storage is consistent, so a panicking `Drop` cannot
+//! leave a world half-updated.
 
 use alloc::vec::Vec;
 
 use super::storages::{Column, EachStorage, Storages};
-use crate::Entity;
+use crate::change::Track;
+use crate::{Entity, EntityAllocator, SparseMap};
 
-/// `despawn`: detaches the entity's value and queued changes from every
-/// storage, then frees the entity, then drops what was detached. Storages in
-/// step stay in step (they are stamped with what the allocator will be once
-/// the entity is freed); one that is not stays behind, to be brought in step
-/// when the world next uses it.
-/// Despawns `entity`: every group lets it out, every storage detaches its
-/// values, the allocator retires it, and only then are the values dropped.
+/// `despawn`: every group lets the entity out, every storage detaches its
+/// values and queued changes, the allocator retires it, and only then are
+/// the values dropped. Storages in step stay in step (they are stamped with
+/// what the allocator will be once the entity is freed); one that is not
+/// stays behind, to be brought in step when the world next uses it.
 /// `false`, changing nothing, if `entity` is not alive.
 #[inline]
 pub(crate) fn despawn<W: Storages>(world: &mut W, entity: Entity) -> bool {
@@ -22,29 +21,99 @@ pub(crate) fn despawn<W: Storages>(world: &mut W, entity: Entity) -> bool {
         return false;
     }
     crate::group::leaving_all(world, entity);
-    world.each(&mut Despawn(entity));
+    world.each(&mut Despawn::<true>(entity));
     true
 }
 
-struct Despawn(Entity);
+/// `despawn_batch`: [`despawn`] for each alive entity of `entities`, in
+/// order, with the stamps renewed once for them all (see [`Batch`]).
+/// Returns how many were despawned; one not alive at its turn (stale, or
+/// despawned earlier in the batch) is skipped.
+pub(crate) fn despawn_batch<W: Storages>(
+    world: &mut W,
+    entities: impl IntoIterator<Item = Entity>,
+) -> usize {
+    let mut batch = Batch {
+        world,
+        despawned: 0,
+    };
+    entities.into_iter().for_each(|entity| {
+        if batch.world.allocator().is_alive(entity) {
+            // Counted first: if a `Drop` panics, the guard still sees it.
+            batch.despawned += 1;
+            crate::group::leaving_all(batch.world, entity);
+            batch.world.each(&mut Despawn::<false>(entity));
+        }
+    });
+    batch.despawned
+}
 
-impl<W: Storages> EachStorage<W> for Despawn {
+/// Despawns one entity (see [`despawn`]). `ALONE`: stamps the storages and
+/// the allocator for this one retirement; else a [`Batch`] does it, once,
+/// for all its entities.
+struct Despawn<const ALONE: bool>(Entity);
+
+impl<W: Storages, const ALONE: bool> EachStorage<W> for Despawn<ALONE> {
     type Out<C> = (Option<C>, Option<C>);
 
     #[inline]
     fn visit<C: Column<W>>(&mut self, world: &mut W) -> (Option<C>, Option<C>) {
         let (entities, storage) = C::split(world);
         let detached = storage.purge(self.0);
-        if storage.is_synced(entities.stamp()) {
-            storage.set_synced(entities.next_stamp());
+        if ALONE {
+            keep_in_step(entities, storage);
         }
         detached
     }
 
     #[inline]
     fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
-        world.allocator_mut().free(self.0);
+        if ALONE {
+            world.allocator_mut().free(self.0);
+        } else {
+            // `despawn_batch` checked it is alive.
+            world.allocator_mut().free_keeping_stamp(self.0);
+        }
         drop(outs);
+    }
+}
+
+/// A batch of despawns in progress. Each entity is despawned whole (the
+/// storages hold only alive entities throughout), but the allocator keeps
+/// its stamp until the batch ends: then (or while a panic unwinds, from
+/// the iterator or a component's `Drop`) the storages in step are stamped
+/// with the next stamp and the allocator takes it, once, so a storage that
+/// was away from the world during the batch is still known to be behind.
+struct Batch<'a, W: Storages> {
+    world: &'a mut W,
+    despawned: usize,
+}
+
+impl<W: Storages> Drop for Batch<'_, W> {
+    fn drop(&mut self) {
+        struct KeepInStep;
+        impl<W: Storages> EachStorage<W> for KeepInStep {
+            type Out<C> = ();
+            #[inline]
+            fn visit<C: Column<W>>(&mut self, world: &mut W) {
+                let (entities, storage) = C::split(world);
+                keep_in_step(entities, storage);
+            }
+        }
+        if self.despawned > 0 {
+            self.world.each(&mut KeepInStep);
+            self.world.allocator_mut().renew_stamp();
+        }
+    }
+}
+
+/// As the allocator retires entities that no storage of the world holds
+/// any more (one, or a batch's): a storage in step stays so, stamped with
+/// the stamp the allocator takes next.
+#[inline]
+fn keep_in_step<T, K: Track>(entities: &EntityAllocator, storage: &mut SparseMap<T, K>) {
+    if storage.is_synced(entities.stamp()) {
+        storage.set_synced(entities.next_stamp());
     }
 }
 

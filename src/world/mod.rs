@@ -7,13 +7,14 @@
 //!
 //! * `storages.rs`: the sealed traits the macro implements;
 //! * `sync.rs`: keeping storages in step with the allocator;
-//! * `detach.rs`: despawning, removing every component, clearing;
+//! * `batch.rs`: spawning many entities at once;
+//! * `detach.rs`: despawning (one entity or many), removing every
+//!   component, clearing;
 //! * `invariants.rs`: the checks behind `assert_invariants` and loading.
 
 use alloc::vec::Vec;
 use core::any::type_name;
 use core::iter::{Chain, Once};
-use core::marker::PhantomData;
 
 use crate::commands::{ApplyReport, Commands};
 use crate::component::BundleParts;
@@ -28,6 +29,7 @@ use crate::seal::TOKEN;
 use crate::world::storages::TrackedColumn;
 use crate::{Contains, Entity, SparseMap};
 
+pub(crate) mod batch;
 pub(crate) mod changes;
 pub(crate) mod detach;
 #[cfg(any(feature = "testing", feature = "serde"))]
@@ -189,7 +191,7 @@ pub trait World: Storages {
         match self.try_spawn() {
             Ok(entity) => {
                 bundle.insert_into(self, entity, TOKEN);
-                crate::group::entered::<Self, B>(self, core::slice::from_ref(&entity));
+                crate::group::entered::<Self, B, _>(self, core::iter::once(entity));
                 Ok(entity)
             }
             Err(error) => Err(error.with_bundle(bundle)),
@@ -199,10 +201,13 @@ pub trait World: Storages {
     /// Spawns one entity per bundle of `bundles` (tuples of the same
     /// components), and returns them in order. For many entities it is
     /// faster than [`spawn_with`](World::spawn_with) in a loop: it reserves
-    /// room once (from the iterator's size hint), pushes the values, then
-    /// fills each storage's entity and index arrays in one pass. (hecs and
-    /// bevy_ecs call it the same; theirs return a lazy iterator, this one
-    /// spawns everything before it returns.)
+    /// room once (from the iterator's size hint), and once no freed index
+    /// is left to reuse, it pushes the values and then indexes the new
+    /// entities together. (hecs and bevy_ecs call it the same; theirs
+    /// return a lazy iterator, this one spawns everything before it
+    /// returns.) If you do not need the handles, `world.extend(bundles)`
+    /// (the [`Extend`] impl every world has) does the same without making
+    /// the `Vec`.
     ///
     /// If the iterator panics, the entities spawned before it stay spawned,
     /// with their components: the world is as consistent as after as many
@@ -262,34 +267,52 @@ pub trait World: Storages {
         I: IntoIterator<Item = B>,
     {
         let () = B::EACH_COMPONENT_ONCE;
-        let mut bundles = bundles.into_iter();
-        let expected = bundles.size_hint().0;
-        // Once for the batch: nothing can replace a storage until it returns.
-        sync::sync_all(self);
-        self.allocator_mut().reserve(expected);
-        B::reserve(self, expected, TOKEN);
-        let mut spawned = Vec::with_capacity(expected);
-        let failed = {
-            // Attaches the pushed values to their entities when dropped,
-            // after the loop or if the iterator panics.
-            let batch = Batch::<Self, B>::new(self, &mut spawned);
-            loop {
-                let Some(bundle) = bundles.next() else {
-                    break None;
-                };
-                match batch.world.allocator_mut().try_alloc() {
-                    Ok(entity) => {
-                        bundle.push_values(batch.world, TOKEN);
-                        batch.spawned.push(entity);
-                    }
-                    Err(error) => break Some((error, bundle)),
-                }
-            }
-        };
-        match failed {
-            None => Ok(spawned),
-            Some((error, bundle)) => Err(SpawnError::new(error)
-                .with_bundle((spawned, core::iter::once(bundle).chain(bundles)))),
+        let bundles = bundles.into_iter();
+        let mut spawned = Vec::with_capacity(bundles.size_hint().0);
+        match batch::spawn(self, bundles, &mut spawned) {
+            Ok(()) => Ok(spawned),
+            Err(error) => Err(error.map(|rest| (spawned, rest))),
+        }
+    }
+
+    /// Spawns one entity per bundle of `bundles`, as
+    /// [`spawn_batch`](World::spawn_batch) does, without keeping the
+    /// handles: returns how many it spawned. When the world runs out of
+    /// entity indices it returns an error holding how many it spawned and
+    /// the bundles not spawned (the one that did not fit first).
+    ///
+    /// `world.extend(bundles)` (the [`Extend`] impl every world has) is the
+    /// same, and panics when the world runs out of entity indices.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(i32);
+    /// # world! { struct Game<Pos>; }
+    /// let mut world = Game::new();
+    /// world.extend((0..3).map(|i| (Pos(i),)));
+    /// assert_eq!(world.try_extend((3..5).map(|i| (Pos(i),))).ok(), Some(2));
+    ///
+    /// world.set_entity_limit(6);
+    /// let error = world.try_extend((5..9).map(|i| (Pos(i),))).unwrap_err();
+    /// let (spawned, rest) = error.into_inner();
+    /// assert_eq!(spawned, 1);
+    /// assert_eq!(rest.map(|(pos,)| pos.0).collect::<Vec<_>>(), [6, 7, 8]);
+    /// assert_eq!(world.entity_count(), 6);
+    /// ```
+    #[allow(clippy::type_complexity)]
+    fn try_extend<B, I>(
+        &mut self,
+        bundles: I,
+    ) -> Result<usize, SpawnError<(usize, Chain<Once<B>, I::IntoIter>)>>
+    where
+        B: BundleParts<Self>,
+        I: IntoIterator<Item = B>,
+    {
+        let () = B::EACH_COMPONENT_ONCE;
+        let mut spawned = 0;
+        match batch::spawn(self, bundles.into_iter(), &mut spawned) {
+            Ok(()) => Ok(spawned),
+            Err(error) => Err(error.map(|rest| (spawned, rest))),
         }
     }
 
@@ -314,6 +337,39 @@ pub trait World: Storages {
     #[inline]
     fn despawn(&mut self, entity: Entity) -> bool {
         detach::despawn(self, entity)
+    }
+
+    /// Despawns every entity of `entities` that is alive, in order, as
+    /// [`despawn`](World::despawn) does each, and returns how many it
+    /// despawned. A handle that is not alive (stale, never issued, or
+    /// named earlier in the batch) is skipped, as `despawn` skips it.
+    ///
+    /// Unlike `despawn` in a loop, it brings the storages' bookkeeping up
+    /// to date once for the whole batch instead of once per entity, and
+    /// allocates nothing. Each entity is detached from every storage
+    /// before its components are dropped, so if a component's `Drop` (or
+    /// the iterator) panics, the world is as after a loop of `despawn`
+    /// stopped there: the entities before are despawned, the rest are not.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Pos(i32);
+    /// # world! { struct Game<Pos>; }
+    /// let mut world = Game::new();
+    /// let wave = world.spawn_batch((0..10).map(|i| (Pos(i),)));
+    /// let stale = wave[0];
+    /// world.despawn(stale);
+    /// // A stale handle and a repeated one are skipped.
+    /// let despawned = world.despawn_batch([stale, wave[1], wave[2], wave[1]]);
+    /// assert_eq!(despawned, 2);
+    /// assert_eq!(world.despawn_batch(wave), 7);
+    /// assert_eq!((world.entity_count(), world.size::<Pos>()), (0, 0));
+    /// ```
+    fn despawn_batch<I>(&mut self, entities: I) -> usize
+    where
+        I: IntoIterator<Item = Entity>,
+    {
+        detach::despawn_batch(self, entities)
     }
 
     /// Queues `entity` to be despawned at the next
@@ -1332,32 +1388,6 @@ pub trait World: Storages {
 impl<W: Storages> World for W {
     const NAME: &'static str = W::WORLD;
     const COMPONENT_NAMES: &'static [&'static str] = W::COMPONENTS;
-}
-
-/// A batch spawn in progress: values are pushed bundle by bundle, and when
-/// this is dropped (after the last bundle, or while a panic unwinds) every
-/// storage attaches them to their entities and the groups take them in.
-struct Batch<'a, W: World, B: BundleParts<W>> {
-    world: &'a mut W,
-    spawned: &'a mut Vec<Entity>,
-    bundle: PhantomData<fn(B)>,
-}
-
-impl<'a, W: World, B: BundleParts<W>> Batch<'a, W, B> {
-    fn new(world: &'a mut W, spawned: &'a mut Vec<Entity>) -> Self {
-        Batch {
-            world,
-            spawned,
-            bundle: PhantomData,
-        }
-    }
-}
-
-impl<W: World, B: BundleParts<W>> Drop for Batch<'_, W, B> {
-    fn drop(&mut self) {
-        B::attach(self.world, self.spawned, TOKEN);
-        crate::group::entered::<W, B>(self.world, self.spawned);
-    }
 }
 
 /// Hands `component` back in a `DeadEntity` error unless `entity` is alive.

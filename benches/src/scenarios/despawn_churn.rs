@@ -5,7 +5,9 @@
 //! position carries its spawn number, so the tests can see which entities
 //! are alive.
 //!
-//! - typed_ecs: `world.despawn(e)` per entity, then `spawn_batch`.
+//! - typed_ecs: `world.despawn(e)` per entity, then `spawn_batch`; in
+//!   [`SCENARIO_BATCH`] (`despawn_churn_batch`), `despawn_batch` of the
+//!   oldest, then `spawn_batch`, the others unchanged.
 //! - hecs: `despawn` per entity, then `spawn_batch`.
 //! - bevy: `world.despawn(e)` per entity, then `spawn_batch`.
 //! - shipyard: `delete_entity` per entity, then `bulk_add_entity`.
@@ -30,8 +32,24 @@ pub const SCENARIO: Scenario = Scenario {
     test_size: 1_000,
     fresh_state: false,
     impls: crate::impls![typed_ecs, typed_ecs_grouped, hecs, bevy, shipyard, sparsey, specs, raw],
-    notes: "specs deletes with its batch `delete_entities`; typed_ecs and specs spawn one at a \
-            time, the others with their batch spawn.",
+    notes: "specs deletes with its batch `delete_entities`, the others one entity at a time; \
+            specs spawns one at a time, the others with their batch spawn.",
+};
+
+/// `despawn_churn` with typed_ecs's batch despawn, against the same peers
+/// (none of which but specs has a batch despawn of a list of entities).
+pub const SCENARIO_BATCH: Scenario = Scenario {
+    name: "despawn_churn_batch",
+    what: "the frame of `despawn_churn` (100,000 entities with (Position, Velocity): despawn \
+           the 10,000 oldest, spawn 10,000), typed_ecs despawning with `despawn_batch`",
+    sizes: &[100_000],
+    size_note: "",
+    test_size: 1_000,
+    fresh_state: false,
+    impls: crate::impls![typed_ecs = batch, hecs, bevy, shipyard, sparsey, specs, raw],
+    notes: "typed_ecs despawns the oldest with one `despawn_batch`; the others as in \
+            `despawn_churn` (specs with its batch `delete_entities`, the others one entity at \
+            a time: they have no batch despawn of a list of entities).",
 };
 
 /// Shared by every implementation: the live handles, oldest first, and
@@ -84,8 +102,8 @@ macro_rules! typed_ecs_impl {
     world! { pub struct MoveWorld<Position, Velocity>; $($group)* }
 
     pub struct State {
-        world: MoveWorld,
-        churn: Churn<Entity>,
+        pub(super) world: MoveWorld,
+        pub(super) churn: Churn<Entity>,
     }
 
     pub fn setup(n: usize) -> State {
@@ -118,6 +136,32 @@ pub mod typed_ecs {
 /// group costs this work (issue 14, item 3).
 pub mod typed_ecs_grouped {
     typed_ecs_impl!(group (Position, Velocity););
+}
+
+/// typed_ecs with its batch despawn, for [`SCENARIO_BATCH`]: the state
+/// of [`typed_ecs`], another frame.
+pub mod batch {
+    use super::*;
+    use ::typed_ecs::prelude::*;
+
+    pub struct State(super::typed_ecs::State);
+
+    pub fn setup(n: usize) -> State {
+        State(super::typed_ecs::setup(n))
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            let super::typed_ecs::State { world, churn } = &mut self.0;
+            world.despawn_batch(churn.oldest());
+            let fresh = churn.fresh();
+            let spawned = world.spawn_batch(fresh.map(moving_entity));
+            churn.live.extend(spawned);
+        }
+        fn check(&self) -> Check {
+            self.0.check()
+        }
+    }
 }
 
 pub mod hecs {

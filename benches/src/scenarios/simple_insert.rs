@@ -2,9 +2,11 @@
 //! `(Transform, Position, Rotation, Velocity)`, and drop the world. All of
 //! it is timed.
 //!
-//! - typed_ecs: `StdWorld::new()` and `spawn_batch`. The world declares the
-//!   owning group `(Position, Velocity)` that `simple_iter` uses, so
-//!   spawning keeps it packed.
+//! - typed_ecs: `StdWorld::new()` and `extend` (its batch spawn that does
+//!   not collect the handles, as hecs's and bevy's lazy `spawn_batch`
+//!   dropped unread do not). The world declares the owning group
+//!   `(Position, Velocity)` that `simple_iter` uses, so spawning keeps it
+//!   packed.
 //! - hecs: `World::new()` and `spawn_batch`.
 //! - bevy: `World::new()` and `spawn_batch`.
 //! - shipyard: `World::new()` and `bulk_add_entity`.
@@ -90,7 +92,7 @@ pub mod typed_ecs {
 
     pub fn build(n: usize) -> StdWorld {
         let mut world = StdWorld::new();
-        world.spawn_batch((0..n).map(|_| std_entity()));
+        world.extend((0..n).map(|_| std_entity()));
         world
     }
 

@@ -77,14 +77,19 @@ pub enum Op {
     TrySpawn,
     /// `spawn_with` (`try_spawn_with` if `fallible`) of the components in the
     /// bits of `set` (A, B, C, Marker), in declaration or another order; or,
-    /// if `batch`, `spawn_batch` (`try_spawn_batch`) of two such bundles.
+    /// if `batch`, `spawn_batch` (`try_spawn_batch`) of two such bundles,
+    /// or `extend` (`try_extend`) if `extend` too.
     SpawnWith {
         set: u8,
         reversed: bool,
         fallible: bool,
         batch: bool,
+        extend: bool,
     },
-    Despawn(Target),
+    /// `despawn`; or, if `batch` is some, `despawn_batch` of the target, a
+    /// live entity and an issued handle picked by the byte, and the target
+    /// again.
+    Despawn(Target, Option<u8>),
     Add(Target, K),
     TryAdd(Target, K),
     Insert(Target, K),
@@ -180,8 +185,9 @@ impl Op {
                 reversed: bit(4),
                 fallible: bit(5),
                 batch: bit(6),
+                extend: bit(7),
             },
-            3 => Op::Despawn(t),
+            3 => Op::Despawn(t, bit(7).then_some(extra & 127)),
             4 => Op::Add(t, k),
             5 => Op::TryAdd(t, k),
             6 => Op::Insert(t, k),
@@ -251,7 +257,7 @@ impl Op {
     /// The operation's target, if it has one.
     pub fn target_mut(&mut self) -> Option<&mut Target> {
         match self {
-            Op::Despawn(t)
+            Op::Despawn(t, _)
             | Op::Add(t, _)
             | Op::TryAdd(t, _)
             | Op::Insert(t, _)

@@ -5,7 +5,7 @@ use typed_ecs::prelude::*;
 use typed_ecs::{AddError, AddErrorKind, SpawnError};
 
 use super::model::{reservation_number, Cmd, Row};
-use super::ops::{Op, Via};
+use super::ops::{Op, Target, Via};
 use super::queries::bump;
 #[cfg(feature = "serde")]
 use super::world::normalized;
@@ -22,16 +22,37 @@ impl Harness {
                 reversed,
                 fallible,
                 batch: false,
+                ..
             } => with_bundle!(self, set, reversed, |b| self.spawn_bundle(b, fallible)),
             Op::SpawnWith {
                 set,
                 reversed,
                 fallible,
                 batch: true,
+                extend: false,
             } => with_bundle!(pair self, set, reversed, |bundles| {
                 self.spawn_batch(bundles, fallible)
             }),
-            Op::Despawn(t) => self.despawn(self.target(t)),
+            Op::SpawnWith {
+                set,
+                reversed,
+                fallible,
+                batch: true,
+                extend: true,
+            } => with_bundle!(pair self, set, reversed, |bundles| {
+                self.extend(bundles, fallible)
+            }),
+            Op::Despawn(t, None) => self.despawn(self.target(t)),
+            Op::Despawn(t, Some(pick)) => {
+                let e = self.target(t);
+                let batch = [
+                    e,
+                    self.target(Target::Live(pick.into())),
+                    e,
+                    self.target(Target::Issued(u16::from(pick) * 7)),
+                ];
+                self.despawn_batch(batch);
+            }
             Op::Add(t, k) => for_comp!(k, T => self.add::<T>(self.target(t), false)),
             Op::TryAdd(t, k) => for_comp!(k, T => self.add::<T>(self.target(t), true)),
             Op::Insert(t, k) => for_comp!(k, T => self.insert::<T>(self.target(t), false)),
@@ -198,15 +219,7 @@ impl Harness {
     }
 
     fn spawn_batch<Bd: Bundle<Sim> + Made>(&mut self, bundles: [Bd; 2], fallible: bool) {
-        let rows: Vec<(Vec<(K, Val)>, Row)> = bundles
-            .iter()
-            .map(|bundle| {
-                let mut made = Vec::new();
-                bundle.made(&mut made);
-                let row = Row::from_made(&made);
-                (made, row)
-            })
-            .collect();
+        let rows = made_rows(&bundles);
         let room = INDEX_LIMIT - self.model.live.len();
         if fallible || room < bundles.len() {
             match self.world.try_spawn_batch(bundles) {
@@ -218,11 +231,6 @@ impl Harness {
                 }
                 Err(error) => {
                     let text = error.to_string();
-                    assert!(
-                        text.contains("out of entity indices"),
-                        "{text}: {}",
-                        self.ctx()
-                    );
                     let (spawned, rest) = error.into_inner();
                     assert_eq!(
                         spawned.len(),
@@ -238,12 +246,7 @@ impl Harness {
                         "a batch stopped with room left: {}",
                         self.ctx()
                     );
-                    self.hit("err:spawn:OutOfIndices");
-                    for (bundle, (made, _)) in rest.zip(&rows[room..]) {
-                        let mut back = Vec::new();
-                        bundle.made(&mut back);
-                        assert_eq!(&back, made, "a bundle handed back: {}", self.ctx());
-                    }
+                    self.batch_out_of_indices("spawn", &text, rest, &rows[room..]);
                 }
             }
         } else {
@@ -252,6 +255,76 @@ impl Harness {
             for (e, (_, row)) in spawned.into_iter().zip(rows) {
                 self.issued(e, row);
             }
+        }
+    }
+
+    /// A batch (`family`: spawn, extend) ran out of entity indices: the
+    /// error says so, and hands back the bundles not spawned (made as
+    /// `rows`), in order. Counted as `err:{family}:OutOfIndices`.
+    fn batch_out_of_indices<Bd: Made>(
+        &mut self,
+        family: &str,
+        text: &str,
+        rest: impl Iterator<Item = Bd>,
+        rows: &[(Vec<(K, Val)>, Row)],
+    ) {
+        assert!(
+            text.contains("out of entity indices"),
+            "{text}: {}",
+            self.ctx()
+        );
+        let mut handed_back = 0;
+        for (bundle, (made, _)) in rest.zip(rows) {
+            let mut back = Vec::new();
+            bundle.made(&mut back);
+            assert_eq!(&back, made, "a bundle handed back: {}", self.ctx());
+            handed_back += 1;
+        }
+        assert_eq!(
+            handed_back,
+            rows.len(),
+            "bundles handed back: {}",
+            self.ctx()
+        );
+        self.hit(&format!("err:{family}:OutOfIndices"));
+    }
+
+    /// `extend` (`try_extend`): the world hands no handles back, so the new
+    /// ones are the alive entities the model does not know, each matched to
+    /// the bundle whose components it holds.
+    fn extend<Bd: Bundle<Sim> + Made>(&mut self, bundles: [Bd; 2], fallible: bool) {
+        let mut rows = made_rows(&bundles);
+        let room = INDEX_LIMIT - self.model.live.len();
+        let spawned = if fallible || room < bundles.len() {
+            match self.world.try_extend(bundles) {
+                Ok(spawned) => spawned,
+                Err(error) => {
+                    let text = error.to_string();
+                    let (spawned, rest) = error.into_inner();
+                    self.batch_out_of_indices("extend", &text, rest, &rows[spawned..]);
+                    spawned
+                }
+            }
+        } else {
+            self.world.extend(bundles);
+            2
+        };
+        assert_eq!(spawned, room.min(2), "extend's count: {}", self.ctx());
+        rows.truncate(spawned);
+        let new: Vec<Entity> = self
+            .world
+            .entities()
+            .filter(|&e| !self.model.numbers.contains_key(&e))
+            .collect();
+        assert_eq!(new.len(), spawned, "entities extend made: {}", self.ctx());
+        for e in new {
+            let row = Row::of(&self.world, e);
+            let Some(at) = rows.iter().position(|&(_, r)| r == row) else {
+                panic!("{e:?} holds {row:?}, no bundle's: {}", self.ctx());
+            };
+            rows.swap_remove(at);
+            self.issued(e, row);
+            self.hit("extend:spawned");
         }
     }
 
@@ -275,6 +348,26 @@ impl Harness {
     fn despawn(&mut self, e: Entity) {
         if let Some(no) = self.on_entity("despawn", e, |world| world.despawn(e)) {
             self.model.despawn(no);
+        }
+    }
+
+    /// `despawn_batch`: the model despawns each handle that is alive at its
+    /// turn (so a repeated one once), and the counts must agree.
+    fn despawn_batch(&mut self, batch: [Entity; 4]) {
+        let despawned = self.world.despawn_batch(batch);
+        let mut expected = 0;
+        for e in batch {
+            match self.model.alive(e) {
+                Some(no) => {
+                    self.model.despawn(no);
+                    expected += 1;
+                }
+                None => self.hit("despawn_batch:skipped"),
+            }
+        }
+        assert_eq!(despawned, expected, "despawn_batch's count: {}", self.ctx());
+        if expected > 0 {
+            self.hit("despawn_batch:despawned");
         }
     }
 
@@ -595,4 +688,17 @@ impl Harness {
             self.hit("apply:spawned");
         }
     }
+}
+
+/// Each bundle's components, and the row they make in the model.
+fn made_rows<Bd: Made>(bundles: &[Bd]) -> Vec<(Vec<(K, Val)>, Row)> {
+    bundles
+        .iter()
+        .map(|bundle| {
+            let mut made = Vec::new();
+            bundle.made(&mut made);
+            let row = Row::from_made(&made);
+            (made, row)
+        })
+        .collect()
 }
