@@ -38,8 +38,8 @@ fn picks(n: usize) -> Vec<usize> {
     order
 }
 
-/// The handles to look up, in lookup order.
-fn chosen<H: Copy>(all: &[H]) -> Vec<H> {
+/// The handles to look up, in lookup order (also `random_get_many`'s).
+pub(crate) fn chosen<H: Copy>(all: &[H]) -> Vec<H> {
     picks(all.len()).into_iter().map(|i| all[i]).collect()
 }
 
