@@ -16,10 +16,9 @@
 //! - raw: two `Vec`s indexed by the handles (`usize`s; no generation
 //!   check).
 
-use super::random_get::chosen;
+use super::random_get::{self, lookups_state, Lookups};
 use crate::components::*;
 use crate::{Check, Instance, Scenario};
-use std::hint::black_box;
 
 /// The scenario.
 pub const SCENARIO: Scenario = Scenario {
@@ -34,280 +33,100 @@ pub const SCENARIO: Scenario = Scenario {
     notes: "",
 };
 
-/// What each lookup adds to the sum.
+/// What one lookup adds to the sum.
 #[inline]
 fn value(position: &Position, velocity: &Velocity) -> f32 {
     position.0[0] + velocity.0[0]
 }
 
-fn check(total: f64, lookups: usize) -> Check {
-    vec![("lookups", lookups as f64), ("sum of x", total)]
-}
-
 pub mod typed_ecs {
     use super::*;
     use ::typed_ecs::prelude::*;
+    use random_get::typed_ecs::{spawn, MoveWorld};
 
-    world! { pub struct MoveWorld<Position, Velocity>; }
-
-    pub struct State {
-        world: MoveWorld,
-        handles: Vec<Entity>,
-        total: f64,
-    }
-
-    pub fn setup(n: usize) -> State {
-        let mut world = MoveWorld::new();
-        let all: Vec<Entity> = (0..n).map(|i| world.spawn_with(moving_entity(i))).collect();
-        State {
-            world,
-            handles: chosen(&all),
-            total: 0.0,
+    lookups_state!(MoveWorld, Entity, |world| {
+        move |e| {
+            let (p, v) = world.get_many::<(&Position, &Velocity)>(e).unwrap();
+            value(p, v)
         }
-    }
-
-    impl Instance for State {
-        fn run(&mut self) {
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                let (p, v) = self.world.get_many::<(&Position, &Velocity)>(e).unwrap();
-                sum += value(p, v);
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    });
 }
 
 pub mod hecs {
     use super::*;
     use ::hecs::{Entity, World};
+    use random_get::hecs::spawn;
 
-    pub struct State {
-        world: World,
-        handles: Vec<Entity>,
-        total: f64,
-    }
-
-    pub fn setup(n: usize) -> State {
-        let mut world = World::new();
-        let all: Vec<Entity> = world.spawn_batch((0..n).map(moving_entity)).collect();
-        State {
-            world,
-            handles: chosen(&all),
-            total: 0.0,
+    lookups_state!(World, Entity, |world| {
+        let view = world.view::<(&Position, &Velocity)>();
+        move |e| {
+            let (p, v) = view.get(e).unwrap();
+            value(p, v)
         }
-    }
-
-    impl Instance for State {
-        fn run(&mut self) {
-            let view = self.world.view::<(&Position, &Velocity)>();
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                let (p, v) = view.get(e).unwrap();
-                sum += value(p, v);
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    });
 }
 
 pub mod bevy {
     use super::*;
     use ::bevy_ecs::{entity::Entity, query::QueryState, world::World};
+    use random_get::bevy::spawn;
 
-    pub struct State {
-        world: World,
-        query: QueryState<(&'static Position, &'static Velocity)>,
-        handles: Vec<Entity>,
-        total: f64,
-    }
+    type Both = (&'static Position, &'static Velocity);
 
-    pub fn setup(n: usize) -> State {
-        let mut world = World::new();
-        let all: Vec<Entity> = world.spawn_batch((0..n).map(moving_entity)).collect();
-        let query = world.query::<(&Position, &Velocity)>();
-        State {
-            world,
-            query,
-            handles: chosen(&all),
-            total: 0.0,
+    lookups_state!((World, QueryState<Both>), Entity, |(world, state)| {
+        let query = state.query(world);
+        move |e| {
+            let (p, v) = query.get(e).unwrap();
+            value(p, v)
         }
-    }
-
-    impl Instance for State {
-        fn run(&mut self) {
-            let query = self.query.query(&self.world);
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                let (p, v) = query.get(e).unwrap();
-                sum += value(p, v);
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    });
 }
 
 pub mod shipyard {
     use super::*;
     use ::shipyard::{EntityId, Get, View, World};
+    use random_get::shipyard::spawn;
 
-    pub struct State {
-        world: World,
-        handles: Vec<EntityId>,
-        total: f64,
-    }
-
-    pub fn setup(n: usize) -> State {
-        let mut world = World::new();
-        let all: Vec<EntityId> = world.bulk_add_entity((0..n).map(moving_entity)).collect();
-        State {
-            world,
-            handles: chosen(&all),
-            total: 0.0,
+    lookups_state!(World, EntityId, |world| {
+        let views = world.borrow::<(View<Position>, View<Velocity>)>().unwrap();
+        move |e| {
+            let (p, v) = (&views.0, &views.1).get(e).unwrap();
+            value(p, v)
         }
-    }
-
-    impl Instance for State {
-        fn run(&mut self) {
-            let (positions, velocities) = self
-                .world
-                .borrow::<(View<Position>, View<Velocity>)>()
-                .unwrap();
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                let (p, v) = (&positions, &velocities).get(e).unwrap();
-                sum += value(p, v);
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    });
 }
 
 pub mod sparsey {
     use super::*;
     use ::sparsey::{Entity, World};
+    use random_get::sparsey::spawn;
 
-    pub struct State {
-        world: World,
-        handles: Vec<Entity>,
-        total: f64,
-    }
-
-    pub fn setup(n: usize) -> State {
-        let mut world = World::builder()
-            .register::<Position>()
-            .register::<Velocity>()
-            .build();
-        let all = world.extend((0..n).map(moving_entity)).to_vec();
-        State {
-            world,
-            handles: chosen(&all),
-            total: 0.0,
+    lookups_state!(World, Entity, |world| {
+        let mut query = world.query_one::<(&Position, &Velocity)>();
+        move |e| {
+            let (p, v) = query.get(e).unwrap();
+            value(p, v)
         }
-    }
-
-    impl Instance for State {
-        fn run(&mut self) {
-            let mut query = self.world.query_one::<(&Position, &Velocity)>();
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                let (p, v) = query.get(e).unwrap();
-                sum += value(p, v);
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    });
 }
 
 pub mod specs {
     use super::*;
-    use ::specs::{Builder, Entity, ReadStorage, World, WorldExt};
+    use ::specs::{Entity, ReadStorage, World};
+    use random_get::specs::spawn;
 
-    pub struct State {
-        world: World,
-        handles: Vec<Entity>,
-        total: f64,
-    }
-
-    pub fn setup(n: usize) -> State {
-        let mut world = World::new();
-        world.register::<Position>();
-        world.register::<Velocity>();
-        let all: Vec<Entity> = (0..n)
-            .map(|i| {
-                let (p, v) = moving_entity(i);
-                world.create_entity().with(p).with(v).build()
-            })
-            .collect();
-        State {
-            world,
-            handles: chosen(&all),
-            total: 0.0,
-        }
-    }
-
-    impl Instance for State {
-        fn run(&mut self) {
-            let (positions, velocities) = self
-                .world
-                .system_data::<(ReadStorage<Position>, ReadStorage<Velocity>)>();
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                sum += value(positions.get(e).unwrap(), velocities.get(e).unwrap());
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    lookups_state!(World, Entity, |world| {
+        let (positions, velocities) =
+            world.system_data::<(ReadStorage<Position>, ReadStorage<Velocity>)>();
+        move |e| value(positions.get(e).unwrap(), velocities.get(e).unwrap())
+    });
 }
 
 pub mod raw {
     use super::*;
+    use random_get::raw::{spawn, Columns};
 
-    pub struct State {
-        positions: Vec<Position>,
-        velocities: Vec<Velocity>,
-        handles: Vec<usize>,
-        total: f64,
-    }
-
-    pub fn setup(n: usize) -> State {
-        let all: Vec<usize> = (0..n).collect();
-        State {
-            positions: (0..n).map(|i| moving_entity(i).0).collect(),
-            velocities: (0..n).map(|i| moving_entity(i).1).collect(),
-            handles: chosen(&all),
-            total: 0.0,
-        }
-    }
-
-    impl Instance for State {
-        fn run(&mut self) {
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                sum += value(&self.positions[e], &self.velocities[e]);
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    lookups_state!(Columns, usize, |(positions, velocities)| move |e| {
+        value(&positions[e], &velocities[e])
+    });
 }
