@@ -23,8 +23,9 @@
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use std::time::{Duration, Instant};
 use typed_ecs_benches::scenarios::{
-    add_remove, changed_iter, deferred_sync, despawn_churn, fragmented_iter, heavy_compute,
-    parallel_stage, random_get, simple_insert, simple_iter, sparse_spread, stage_overhead,
+    add_remove, changed_iter, deferred_sync, despawn_churn, follow_target, fragmented_iter,
+    heavy_compute, parallel_stage, random_get, random_get_many, simple_insert, simple_iter,
+    sparse_spread, stage_overhead,
 };
 use typed_ecs_benches::{short_size, Scenario};
 
@@ -106,6 +107,14 @@ fn bench_random_get(c: &mut Criterion) {
     group(c, &random_get::SCENARIO);
 }
 
+fn bench_random_get_many(c: &mut Criterion) {
+    group(c, &random_get_many::SCENARIO);
+}
+
+fn bench_follow_target(c: &mut Criterion) {
+    group(c, &follow_target::SCENARIO);
+}
+
 fn bench_despawn_churn(c: &mut Criterion) {
     group(c, &despawn_churn::SCENARIO);
 }
@@ -155,6 +164,8 @@ criterion_group!(
     bench_heavy_compute_par,
     bench_add_remove,
     bench_random_get,
+    bench_random_get_many,
+    bench_follow_target,
     bench_despawn_churn,
     bench_despawn_churn_batch,
     bench_deferred_sync,

@@ -31,6 +31,19 @@ pub struct Velocity(pub Vec3);
 #[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
 pub struct Data(pub f32);
 
+/// The entity a follower of `follow_target` steers towards: `E` is each
+/// crate's handle type.
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+pub struct Target<E: Send + Sync + 'static>(pub E);
+
+impl<E: Send + Sync + 'static> shipyard::Component for Target<E> {
+    type Tracking = shipyard::track::Untracked;
+}
+
+impl<E: Send + Sync + 'static> specs::Component for Target<E> {
+    type Storage = specs::VecStorage<Self>;
+}
+
 /// Calls `$callback!(A, B, …, Z)`: the 26 letter components in order.
 #[macro_export]
 macro_rules! letters {
@@ -105,8 +118,9 @@ pub fn heavy_entity() -> (Transform, Position, Rotation, Velocity) {
     )
 }
 
-/// The `i`-th entity of `random_get` and `despawn_churn`: its position's x
-/// is `i` modulo 4096, so sums of x stay exact in `f64` in any order.
+/// The `i`-th entity of `random_get`, `random_get_many`, `follow_target`
+/// and `despawn_churn`: its position's x is `i` modulo 4096, so sums of x
+/// stay exact in `f64` in any order.
 pub fn moving_entity(i: usize) -> (Position, Velocity) {
     (Position([(i % 4096) as f32, 0.0, 0.0]), Velocity(UNIT_X))
 }
@@ -120,6 +134,17 @@ pub fn moving_entity(i: usize) -> (Position, Velocity) {
 pub fn integrate(position: &mut Position, velocity: &Velocity) {
     for (p, v) in position.0.iter_mut().zip(velocity.0) {
         *p += v;
+    }
+}
+
+/// `follow_target`: the velocity that closes an eighth of the gap from
+/// `position` to `target` each step. An eighth, a power of two, keeps
+/// every velocity exact (positions are small integers), so sums of them
+/// agree in any order.
+#[inline]
+pub fn follow(velocity: &mut Velocity, position: &Position, target: &Position) {
+    for ((v, p), t) in velocity.0.iter_mut().zip(position.0).zip(target.0) {
+        *v = (t - p) * 0.125;
     }
 }
 

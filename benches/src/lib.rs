@@ -139,6 +139,8 @@ pub const SCENARIOS: &[Scenario] = &[
     scenarios::heavy_compute::SCENARIO_PAR,
     scenarios::add_remove::SCENARIO,
     scenarios::random_get::SCENARIO,
+    scenarios::random_get_many::SCENARIO,
+    scenarios::follow_target::SCENARIO,
     scenarios::despawn_churn::SCENARIO,
     scenarios::despawn_churn::SCENARIO_BATCH,
     scenarios::deferred_sync::SCENARIO,
@@ -312,6 +314,16 @@ mod tests {
     #[test]
     fn random_get() {
         same_work(&scenarios::random_get::SCENARIO, 2);
+    }
+
+    #[test]
+    fn random_get_many() {
+        same_work(&scenarios::random_get_many::SCENARIO, 2);
+    }
+
+    #[test]
+    fn follow_target() {
+        same_work(&scenarios::follow_target::SCENARIO, 2);
     }
 
     #[test]

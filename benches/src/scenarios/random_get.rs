@@ -13,6 +13,9 @@
 //! - specs: one `ReadStorage<Position>`, then `get(e)`.
 //! - raw: a `Vec<Position>` indexed by the handles (`usize`s; no
 //!   generation check).
+//!
+//! `random_get_many` shares the worlds and the handles ([`Lookups`], each
+//! implementation's `spawn`): only what a lookup reads differs.
 
 use crate::components::*;
 use crate::rng::shuffled;
@@ -38,14 +41,68 @@ fn picks(n: usize) -> Vec<usize> {
     order
 }
 
-/// The handles to look up, in lookup order.
-fn chosen<H: Copy>(all: &[H]) -> Vec<H> {
-    picks(all.len()).into_iter().map(|i| all[i]).collect()
+/// The state of `random_get` and of `random_get_many`, whose runs differ
+/// only in what a lookup reads: a world of moving entities, the handles to
+/// look up in it, in lookup order, and the total of the runs' sums.
+pub(crate) struct Lookups<W, H> {
+    world: W,
+    handles: Vec<H>,
+    total: f64,
 }
 
-fn check(total: f64, lookups: usize) -> Check {
-    vec![("lookups", lookups as f64), ("sum of x", total)]
+impl<W, H: Copy> Lookups<W, H> {
+    /// `world`, whose entities' handles are `all`, in spawn order.
+    fn new(world: W, all: &[H]) -> Self {
+        Lookups {
+            handles: picks(all.len()).into_iter().map(|i| all[i]).collect(),
+            world,
+            total: 0.0,
+        }
+    }
+
+    /// One run: `borrow` takes what the lookups need from the world, once,
+    /// and returns the lookup, what one handle adds to the sum; the sum
+    /// over the handles goes through `black_box` into the total.
+    #[inline]
+    pub(crate) fn run<'w, L: FnMut(H) -> f32>(&'w mut self, borrow: impl FnOnce(&'w mut W) -> L) {
+        let mut lookup = borrow(&mut self.world);
+        let mut sum = 0.0f32;
+        for &e in &self.handles {
+            sum += lookup(e);
+        }
+        self.total += f64::from(black_box(sum));
+    }
+
+    pub(crate) fn check(&self) -> Check {
+        vec![
+            ("lookups", self.handles.len() as f64),
+            ("sum of x", self.total),
+        ]
+    }
 }
+
+/// An implementation's `State`, over the `Lookups<$world, $handle>` that
+/// the `spawn` in scope makes; its `setup`; and its `Instance`, whose run
+/// is [`Lookups::run`] with `$borrow`.
+macro_rules! lookups_state {
+    ($world:ty, $handle:ty, $borrow:expr) => {
+        pub struct State(Lookups<$world, $handle>);
+
+        pub fn setup(n: usize) -> State {
+            State(spawn(n))
+        }
+
+        impl Instance for State {
+            fn run(&mut self) {
+                self.0.run($borrow);
+            }
+            fn check(&self) -> Check {
+                self.0.check()
+            }
+        }
+    };
+}
+pub(crate) use lookups_state;
 
 /// typed_ecs's implementation, over a world that declares `$group`
 /// (nothing, or an owning group of both components): the same code, so
@@ -57,34 +114,16 @@ macro_rules! typed_ecs_impl {
 
     world! { pub struct MoveWorld<Position, Velocity>; $($group)* }
 
-    pub struct State {
-        world: MoveWorld,
-        handles: Vec<Entity>,
-        total: f64,
-    }
-
-    pub fn setup(n: usize) -> State {
+    /// The world, spawned one entity at a time, and its lookups.
+    pub(crate) fn spawn(n: usize) -> Lookups<MoveWorld, Entity> {
         let mut world = MoveWorld::new();
         let all: Vec<Entity> = (0..n).map(|i| world.spawn_with(moving_entity(i))).collect();
-        State {
-            world,
-            handles: chosen(&all),
-            total: 0.0,
-        }
+        Lookups::new(world, &all)
     }
 
-    impl Instance for State {
-        fn run(&mut self) {
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                sum += self.world.get::<Position>(e).unwrap().0[0];
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    lookups_state!(MoveWorld, Entity, |world| {
+        move |e| world.get::<Position>(e).unwrap().0[0]
+    });
     };
 }
 
@@ -102,159 +141,86 @@ pub mod hecs {
     use super::*;
     use ::hecs::{Entity, World};
 
-    pub struct State {
-        world: World,
-        handles: Vec<Entity>,
-        total: f64,
-    }
-
-    pub fn setup(n: usize) -> State {
+    pub(crate) fn spawn(n: usize) -> Lookups<World, Entity> {
         let mut world = World::new();
         let all: Vec<Entity> = world.spawn_batch((0..n).map(moving_entity)).collect();
-        State {
-            world,
-            handles: chosen(&all),
-            total: 0.0,
-        }
+        Lookups::new(world, &all)
     }
 
-    impl Instance for State {
-        fn run(&mut self) {
-            let view = self.world.view::<&Position>();
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                sum += view.get(e).unwrap().0[0];
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    lookups_state!(World, Entity, |world| {
+        let view = world.view::<&Position>();
+        move |e| view.get(e).unwrap().0[0]
+    });
 }
 
 pub mod bevy {
     use super::*;
-    use ::bevy_ecs::{entity::Entity, query::QueryState, world::World};
+    use ::bevy_ecs::{
+        entity::Entity,
+        query::{QueryData, QueryState},
+        world::World,
+    };
 
-    pub struct State {
-        world: World,
-        query: QueryState<&'static Position>,
-        handles: Vec<Entity>,
-        total: f64,
-    }
-
-    pub fn setup(n: usize) -> State {
+    /// The world, and the state of a query `D` made after the spawns (as a
+    /// system keeps its query state).
+    pub(crate) fn spawn<D: QueryData + 'static>(
+        n: usize,
+    ) -> Lookups<(World, QueryState<D>), Entity> {
         let mut world = World::new();
         let all: Vec<Entity> = world.spawn_batch((0..n).map(moving_entity)).collect();
-        let query = world.query::<&Position>();
-        State {
-            world,
-            query,
-            handles: chosen(&all),
-            total: 0.0,
-        }
+        let query = world.query::<D>();
+        Lookups::new((world, query), &all)
     }
 
-    impl Instance for State {
-        fn run(&mut self) {
-            let query = self.query.query(&self.world);
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                sum += query.get(e).unwrap().0[0];
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    lookups_state!((World, QueryState<&'static Position>), Entity, |(
+        world,
+        state,
+    )| {
+        let query = state.query(world);
+        move |e| query.get(e).unwrap().0[0]
+    });
 }
 
 pub mod shipyard {
     use super::*;
     use ::shipyard::{EntityId, Get, View, World};
 
-    pub struct State {
-        world: World,
-        handles: Vec<EntityId>,
-        total: f64,
-    }
-
-    pub fn setup(n: usize) -> State {
+    pub(crate) fn spawn(n: usize) -> Lookups<World, EntityId> {
         let mut world = World::new();
         let all: Vec<EntityId> = world.bulk_add_entity((0..n).map(moving_entity)).collect();
-        State {
-            world,
-            handles: chosen(&all),
-            total: 0.0,
-        }
+        Lookups::new(world, &all)
     }
 
-    impl Instance for State {
-        fn run(&mut self) {
-            let view = self.world.borrow::<View<Position>>().unwrap();
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                sum += (&view).get(e).unwrap().0[0];
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    lookups_state!(World, EntityId, |world| {
+        let view = world.borrow::<View<Position>>().unwrap();
+        move |e| (&view).get(e).unwrap().0[0]
+    });
 }
 
 pub mod sparsey {
     use super::*;
     use ::sparsey::{Entity, World};
 
-    pub struct State {
-        world: World,
-        handles: Vec<Entity>,
-        total: f64,
-    }
-
-    pub fn setup(n: usize) -> State {
+    pub(crate) fn spawn(n: usize) -> Lookups<World, Entity> {
         let mut world = World::builder()
             .register::<Position>()
             .register::<Velocity>()
             .build();
         let all = world.extend((0..n).map(moving_entity)).to_vec();
-        State {
-            world,
-            handles: chosen(&all),
-            total: 0.0,
-        }
+        Lookups::new(world, &all)
     }
 
-    impl Instance for State {
-        fn run(&mut self) {
-            let view = self.world.borrow::<Position>();
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                sum += view.get(e).unwrap().0[0];
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    lookups_state!(World, Entity, |world| {
+        let view = world.borrow::<Position>();
+        move |e| view.get(e).unwrap().0[0]
+    });
 }
 
 pub mod specs {
     use super::*;
     use ::specs::{Builder, Entity, World, WorldExt};
 
-    pub struct State {
-        world: World,
-        handles: Vec<Entity>,
-        total: f64,
-    }
-
-    pub fn setup(n: usize) -> State {
+    pub(crate) fn spawn(n: usize) -> Lookups<World, Entity> {
         let mut world = World::new();
         world.register::<Position>();
         world.register::<Velocity>();
@@ -264,58 +230,29 @@ pub mod specs {
                 world.create_entity().with(p).with(v).build()
             })
             .collect();
-        State {
-            world,
-            handles: chosen(&all),
-            total: 0.0,
-        }
+        Lookups::new(world, &all)
     }
 
-    impl Instance for State {
-        fn run(&mut self) {
-            let storage = self.world.read_storage::<Position>();
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                sum += storage.get(e).unwrap().0[0];
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    lookups_state!(World, Entity, |world| {
+        let storage = world.read_storage::<Position>();
+        move |e| storage.get(e).unwrap().0[0]
+    });
 }
 
 pub mod raw {
     use super::*;
 
-    pub struct State {
-        positions: Vec<Position>,
-        _velocities: Vec<Velocity>,
-        handles: Vec<usize>,
-        total: f64,
-    }
+    /// Each component in a `Vec`, indexed by spawn order.
+    pub(crate) type Columns = (Vec<Position>, Vec<Velocity>);
 
-    pub fn setup(n: usize) -> State {
+    pub(crate) fn spawn(n: usize) -> Lookups<Columns, usize> {
         let all: Vec<usize> = (0..n).collect();
-        State {
-            positions: (0..n).map(|i| moving_entity(i).0).collect(),
-            _velocities: (0..n).map(|i| moving_entity(i).1).collect(),
-            handles: chosen(&all),
-            total: 0.0,
-        }
+        let columns = (
+            (0..n).map(|i| moving_entity(i).0).collect(),
+            (0..n).map(|i| moving_entity(i).1).collect(),
+        );
+        Lookups::new(columns, &all)
     }
 
-    impl Instance for State {
-        fn run(&mut self) {
-            let mut sum = 0.0f32;
-            for &e in &self.handles {
-                sum += self.positions[e].0[0];
-            }
-            self.total += f64::from(black_box(sum));
-        }
-        fn check(&self) -> Check {
-            check(self.total, self.handles.len())
-        }
-    }
+    lookups_state!(Columns, usize, |(positions, _)| move |e| positions[e].0[0]);
 }
