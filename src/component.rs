@@ -239,7 +239,7 @@ pub(crate) mod parts {
         fn attach(world: &mut W, entities: &[Entity], token: Token);
 
         /// Gives the values pushed by `push_values` their entities: the
-        /// [`Fresh`](crate::entity::Fresh) run of `len` entities from the
+        /// `Fresh` run (see `entity.rs`) of `len` entities from the
         /// index `start`.
         fn attach_fresh(world: &mut W, start: u32, len: u32, token: Token);
     }

@@ -122,7 +122,7 @@ pub trait Access<'w>: Sized {
 
     /// How many of slots `slots` of a driven walk, from the first, every
     /// column holds the entities of `driver` in, in the same order (see
-    /// [`run`]): each entity there matches, and its items are in those
+    /// `run`, in this module): each entity there matches, and its items are in those
     /// slots of every column, so [`slots`](Self::slots) walks them with no
     /// lookup. Storages filled with the same entities in the same order
     /// (spawned with one bundle) line up everywhere; a column that can only
