@@ -103,14 +103,13 @@ impl Pages {
     /// index (generation included).
     #[inline]
     pub(super) fn slot_of(&self, entity: Entity) -> Option<usize> {
-        let entry = self.entry(entity.index());
-        // Equal high halves: the same generation, so not the empty entry.
-        (entry & GENERATION == entity.to_bits() & GENERATION).then_some(entry as u32 as usize)
+        Self::holds(&self.entry(entity.index()), entity)
     }
 
     /// The dense index in `entry` if it holds `entity`.
     #[inline]
     pub(super) fn holds(entry: &Entry, entity: Entity) -> Option<usize> {
+        // Equal high halves: the same generation, so not the empty entry.
         (*entry & GENERATION == entity.to_bits() & GENERATION).then_some(*entry as u32 as usize)
     }
 

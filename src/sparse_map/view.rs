@@ -313,11 +313,10 @@ impl<'w, T> ViewMut<'w, T> {
 /// is storage slot `offset`), if it has a value there.
 #[inline]
 fn slot_of(sparse: &Pages, dense: &[Entity], offset: usize, entity: Entity) -> Option<usize> {
-    let slot = (sparse.get(entity.index()) as usize).wrapping_sub(offset);
-    match dense.get(slot) {
-        Some(&stored) if stored == entity => Some(slot),
-        _ => None,
-    }
+    // The entry holds the generation: only the view's bounds are left to
+    // check, not the dense entity.
+    let slot = sparse.slot_of(entity)?.wrapping_sub(offset);
+    (slot < dense.len()).then_some(slot)
 }
 
 /// How a written column's cursor hands out its values, one per step of a
