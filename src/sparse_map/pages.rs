@@ -1,6 +1,7 @@
 //! The paged sparse index of a storage: entity index → dense slot, and
 //! the generation of the entity stored there.
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::Entity;
@@ -32,36 +33,40 @@ fn entry(entity: Entity, slot: u32) -> Entry {
     (entity.to_bits() & GENERATION) | u64::from(slot)
 }
 
+/// One page of entries.
+type Page = [Entry; PAGE_LEN];
+
 /// Paged sparse index: entity index → dense index and generation.
 ///
 /// Keeping the generation beside the slot lets a lookup check a handle
 /// without reading the dense entities: the page entry, then the value.
 ///
-/// A page is made the first time an index in it is set. The pages live side
-/// by side in one array (`arena`), in the order they were made, and a table
-/// says where each one is: `table[i]` is the place in `arena` of page
-/// `first + i`, or [`NO_PAGE`]. The table spans only the pages in use, so a
-/// storage whose only entity has index 1,000,000 holds one page and a
-/// one-entry table; and however scattered the indices, the pages stay in one
-/// block of memory.
+/// A page is made the first time an index in it is set, in its own
+/// allocation. `table[i]` holds page `first + i`, if it is made. The table
+/// spans only the pages in use, so a storage whose only entity has index
+/// 1,000,000 holds one page and a one-entry table. A lookup reads the table
+/// entry, then the page entry: a page is a fixed-size array, so the offset
+/// in it needs no bounds check, and a missing page is a null table entry.
 #[derive(Clone, Default)]
 pub(super) struct Pages {
-    pub(super) table: Vec<u32>,
-    pub(super) arena: Vec<[Entry; PAGE_LEN]>,
+    pub(super) table: Vec<Option<Box<Page>>>,
     /// The page number of `table[0]`.
     first: usize,
 }
 
-/// A table entry for a page not made yet. Never a place in `arena`, so
-/// looking it up finds nothing.
-const NO_PAGE: u32 = u32::MAX;
+/// A page of empty entries, zeroed by the allocator.
+fn new_page() -> Box<Page> {
+    match alloc::vec![VACANT; PAGE_LEN].into_boxed_slice().try_into() {
+        Ok(page) => page,
+        Err(_) => unreachable!("a vector of PAGE_LEN entries is a page"),
+    }
+}
 
 impl Pages {
     /// An index without pages.
     pub(super) const fn new() -> Self {
         Pages {
             table: Vec::new(),
-            arena: Vec::new(),
             first: 0,
         }
     }
@@ -81,11 +86,8 @@ impl Pages {
     fn entry(&self, index: u32) -> Entry {
         let (page, offset) = self.locate(index);
         match self.table.get(page) {
-            Some(&place) => match self.arena.get(place as usize) {
-                Some(page) => page[offset],
-                None => VACANT,
-            },
-            None => VACANT,
+            Some(Some(page)) => page[offset],
+            _ => VACANT,
         }
     }
 
@@ -135,8 +137,7 @@ impl Pages {
     #[inline]
     pub(super) fn entry_mut(&mut self, index: u32) -> Option<&mut Entry> {
         let (page, offset) = self.locate(index);
-        let &place = self.table.get(page)?;
-        Some(&mut self.arena.get_mut(place as usize)?[offset])
+        Some(&mut self.table.get_mut(page)?.as_deref_mut()?[offset])
     }
 
     /// Stores `entity` in dense slot `slot`, making its page on first touch.
@@ -204,14 +205,12 @@ impl Pages {
     /// Makes room for the pages of `entities` more entities with
     /// consecutive indices (a guess for `with_capacity`).
     pub(super) fn reserve(&mut self, entities: usize) {
-        let pages = entities.div_ceil(PAGE_LEN);
-        self.table.reserve_exact(pages);
-        self.arena.reserve_exact(pages);
+        self.table.reserve_exact(entities.div_ceil(PAGE_LEN));
     }
 
     /// The page holding `index`'s entry, made (and the table grown) if
     /// missing.
-    pub(super) fn page_mut(&mut self, index: u32) -> &mut [Entry; PAGE_LEN] {
+    pub(super) fn page_mut(&mut self, index: u32) -> &mut Page {
         let page = (index >> PAGE_BITS) as usize;
         if self.table.is_empty() {
             self.first = page;
@@ -221,22 +220,14 @@ impl Pages {
             // Grow the table at the front.
             let extra = self.first - page;
             self.table
-                .splice(0..0, core::iter::repeat(NO_PAGE).take(extra));
+                .splice(0..0, core::iter::repeat_with(|| None).take(extra));
             self.first = page;
         }
         let slot = page - self.first;
         if self.table.len() <= slot {
-            self.table.resize(slot + 1, NO_PAGE);
+            self.table.resize_with(slot + 1, || None);
         }
-        if self.table[slot] == NO_PAGE {
-            if self.arena.capacity() == 0 {
-                self.arena.reserve_exact(1);
-            }
-            self.table[slot] = self.arena.len() as u32;
-            self.arena.push([VACANT; PAGE_LEN]);
-        }
-        let place = self.table[slot] as usize;
-        &mut self.arena[place]
+        self.table[slot].get_or_insert_with(new_page)
     }
 
     /// Clears the entry for `index`, if its page exists.
@@ -250,8 +241,9 @@ impl Pages {
     /// How many entries are not empty.
     #[cfg(any(test, feature = "testing", feature = "serde"))]
     pub(super) fn filled(&self) -> usize {
-        self.arena
+        self.table
             .iter()
+            .flatten()
             .map(|page| page.iter().filter(|&&entry| entry != VACANT).count())
             .sum()
     }
@@ -264,6 +256,6 @@ impl Pages {
 
     #[cfg(any(test, feature = "testing"))]
     pub(super) fn allocated_pages(&self) -> usize {
-        self.arena.len()
+        self.table.iter().flatten().count()
     }
 }
