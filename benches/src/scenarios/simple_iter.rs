@@ -40,8 +40,18 @@ pub const SCENARIO_SCALING: Scenario = Scenario {
     size_note: "",
     test_size: 1_000,
     fresh_state: false,
-    impls: IMPLS,
-    notes: SCENARIO.notes,
+    impls: crate::impls![
+        typed_ecs,
+        typed_ecs_plain = plain,
+        hecs,
+        bevy,
+        shipyard,
+        sparsey,
+        specs,
+        raw
+    ],
+    notes: "sparsey and typed_ecs declare the group (Position, Velocity); `typed_ecs_plain` is \
+            the world of `simple_iter_plain`, with no group.",
 };
 
 const IMPLS: &[crate::Impl] = crate::impls![typed_ecs, hecs, bevy, shipyard, sparsey, specs, raw];
@@ -56,32 +66,7 @@ pub const SCENARIO_PLAIN: Scenario = Scenario {
     size_note: "",
     test_size: 100,
     fresh_state: false,
-    impls: &[
-        crate::Impl {
-            name: "typed_ecs",
-            setup: |n| Box::new(plain::setup(n)),
-        },
-        crate::Impl {
-            name: "hecs",
-            setup: |n| Box::new(hecs::setup(n)),
-        },
-        crate::Impl {
-            name: "bevy",
-            setup: |n| Box::new(bevy::setup(n)),
-        },
-        crate::Impl {
-            name: "shipyard",
-            setup: |n| Box::new(shipyard::setup(n)),
-        },
-        crate::Impl {
-            name: "specs",
-            setup: |n| Box::new(specs::setup(n)),
-        },
-        crate::Impl {
-            name: "raw",
-            setup: |n| Box::new(raw::setup(n)),
-        },
-    ],
+    impls: crate::impls![typed_ecs = plain, hecs, bevy, shipyard, specs, raw],
     notes: "typed_ecs declares no group: `query_mut::<(&mut Position, &Velocity)>().for_each(..)` \
             is driven by one storage; the two list the entities in the same order (each was \
             spawned with one bundle), so it walks them side by side as rows once it has checked, \
@@ -129,6 +114,12 @@ macro_rules! typed_ecs_state {
                         .query::<(&Position, &Velocity)>()
                         .map(|(_, (p, _))| p),
                 )
+            }
+            fn addresses(&self) -> Vec<(&'static str, usize)> {
+                vec![
+                    ("Position", self.0.position.values().as_ptr() as usize),
+                    ("Velocity", self.0.velocity.values().as_ptr() as usize),
+                ]
             }
         }
     };
@@ -336,6 +327,12 @@ pub mod raw {
         }
         fn check(&self) -> Check {
             check(&self.positions)
+        }
+        fn addresses(&self) -> Vec<(&'static str, usize)> {
+            vec![
+                ("Position", self.positions.as_ptr() as usize),
+                ("Velocity", self.velocities.as_ptr() as usize),
+            ]
         }
     }
 }
