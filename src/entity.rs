@@ -246,6 +246,7 @@ impl SyncStamp {
     pub(crate) const NONE: SyncStamp = SyncStamp(0);
 
     /// The first stamp of a block no allocator has used.
+    #[cold]
     fn fresh() -> SyncStamp {
         let block = crate::unique::next();
         assert!(
@@ -256,6 +257,7 @@ impl SyncStamp {
     }
 
     /// The stamp after this one: the next in its block, or a fresh block's.
+    #[inline]
     fn following(self) -> SyncStamp {
         let next = self.0 + 1;
         if next & ((1 << STAMP_BLOCK_BITS) - 1) == 0 {
@@ -578,9 +580,16 @@ impl EntityAllocator {
         if !self.is_alive(entity) {
             return false;
         }
+        self.free_alive(entity);
+        true
+    }
+
+    /// [`free`](Self::free) for an entity the caller checked is alive.
+    #[inline]
+    pub(crate) fn free_alive(&mut self, entity: Entity) {
+        debug_assert!(self.is_alive(entity));
         self.renew_stamp();
         self.retire(entity);
-        true
     }
 
     /// Number of free indices: the next spawns reuse them.

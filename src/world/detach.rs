@@ -69,7 +69,8 @@ impl<W: Storages, const ALONE: bool> EachStorage<W> for Despawn<ALONE> {
     #[inline]
     fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
         if ALONE {
-            world.allocator_mut().free(self.0);
+            // `despawn` checked it is alive.
+            world.allocator_mut().free_alive(self.0);
         } else {
             // `despawn_batch` checked it is alive.
             world.allocator_mut().free_keeping_stamp(self.0);
