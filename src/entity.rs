@@ -444,7 +444,7 @@ impl EntityAllocator {
     }
 
     /// The stamp this allocator will have after the next retirement (one
-    /// [`free`](Self::free) of an alive entity, one batch of
+    /// [`free_alive`](Self::free_alive), one batch of
     /// [`free_keeping_stamp`](Self::free_keeping_stamp), or one
     /// [`clear`](Self::clear)):
     /// a world stamps its storages with it while it detaches the entities
@@ -576,6 +576,7 @@ impl EntityAllocator {
     /// An index whose generation is already `u32::MAX` is retired for good
     /// instead of being reused.
     ///
+    #[cfg(test)]
     pub(crate) fn free(&mut self, entity: Entity) -> bool {
         if !self.is_alive(entity) {
             return false;
@@ -584,7 +585,10 @@ impl EntityAllocator {
         true
     }
 
-    /// [`free`](Self::free) for an entity the caller checked is alive.
+    /// Retires `entity`, which the caller checked is alive: bumps its
+    /// index's generation so every handle to it goes stale, makes the index
+    /// reusable (or retires it for good at generation `u32::MAX`), and
+    /// renews the stamp.
     #[inline]
     pub(crate) fn free_alive(&mut self, entity: Entity) {
         debug_assert!(self.is_alive(entity));
@@ -622,7 +626,7 @@ impl EntityAllocator {
     }
 
     /// Retires `entity`, which the caller checked is alive, like
-    /// [`free`](Self::free) but leaving the stamp as it is: for a batch of
+    /// [`free_alive`](Self::free_alive) but leaving the stamp as it is: for a batch of
     /// despawns, after which the world renews it once
     /// ([`renew_stamp`](Self::renew_stamp)), before any storage away from
     /// the world can come back.
