@@ -179,7 +179,7 @@ fn main() -> ExitCode {
 
     // Every instance of every implementation, alive at once: (which
     // implementation, the instance, its samples by round).
-    let mut instances: Vec<(usize, Box<dyn Instance>, Vec<f64>)> = Vec::new();
+    let mut instances: Vec<Sampled> = Vec::new();
     let mut kept = Vec::new();
     let mut seed = 0x9E37_79B9_7F4A_7C15;
     for (which, imp) in imps.iter().enumerate() {
@@ -237,11 +237,9 @@ fn main() -> ExitCode {
 
     let mut overall = Vec::new();
     for (which, imp) in imps.iter().enumerate() {
-        let mut all = Vec::new();
         let mut medians = Vec::new();
         let mut addresses = Vec::new();
         for (_, instance, samples) in instances.iter_mut().filter(|(w, ..)| *w == which) {
-            all.extend_from_slice(samples);
             medians.push(median(samples));
             addresses.push(instance.addresses());
         }
@@ -274,7 +272,7 @@ fn main() -> ExitCode {
             medians.len(),
             relative.join(" ")
         );
-        overall.push((imp.name, median(&mut all)));
+        overall.push((imp.name, block_median(&instances, which, 0..options.rounds)));
     }
     if let Some(&(first, base)) = overall.first() {
         for (name, ns) in &overall[1..] {
@@ -285,6 +283,21 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// An instance of one of the implementations asked for: which one, the
+/// instance, and its samples by round.
+type Sampled = (usize, Box<dyn Instance>, Vec<f64>);
+
+/// The median of implementation `which`'s samples in `rounds`, over all its
+/// instances.
+fn block_median(instances: &[Sampled], which: usize, rounds: std::ops::Range<usize>) -> f64 {
+    let mut samples: Vec<f64> = instances
+        .iter()
+        .filter(|(w, ..)| *w == which)
+        .flat_map(|(_, _, samples)| samples[rounds.clone()].iter().copied())
+        .collect();
+    median(&mut samples)
 }
 
 /// Rounds per block in the `--markdown` section's table.
@@ -304,21 +317,16 @@ const RATIO_TARGET: f64 = 0.70;
 fn markdown(
     options: &Options,
     imps: &[&typed_ecs_benches::Impl],
-    instances: &[(usize, Box<dyn Instance>, Vec<f64>)],
+    instances: &[Sampled],
     chain: &mut [f64],
     wide: &mut [f64],
 ) -> String {
     use std::fmt::Write as _;
     let verdict = |met: bool| if met { "met" } else { "**missed**" };
     let (ours, theirs) = (imps[0].name, imps[1].name);
-    let samples = |which: usize, range: std::ops::Range<usize>| -> Vec<f64> {
-        instances
-            .iter()
-            .filter(|(w, ..)| *w == which)
-            .flat_map(|(_, _, s)| s[range.clone()].iter().copied())
-            .collect()
-    };
     let rounds = options.rounds;
+    let of = |which: usize, rounds: std::ops::Range<usize>| block_median(instances, which, rounds);
+    let whole = [of(0, 0..rounds), of(1, 0..rounds)];
     let mut out = String::from(
         "## Steady add/remove
 
@@ -357,7 +365,7 @@ fn markdown(
         let _ = writeln!(out, "| {} | {spread:.3} | {} |", imp.name, sorted.join(" "));
         spreads.push(spread);
     }
-    let ratio = median(&mut samples(0, 0..rounds)) / median(&mut samples(1, 0..rounds));
+    let ratio = whole[0] / whole[1];
     let _ = writeln!(
         out,
         "\n| target | measured | |\n|---|---:|---|\n\
@@ -379,15 +387,10 @@ fn markdown(
         out,
         "| rounds | {ours} | {theirs} | {ours} / {theirs} | chain | wide |\n|---|---:|---:|---:|---:|---:|"
     );
-    let whole = [
-        median(&mut samples(0, 0..rounds)),
-        median(&mut samples(1, 0..rounds)),
-    ];
     let (chain_all, wide_all) = (median(&mut chain.to_vec()), median(&mut wide.to_vec()));
     for start in (0..rounds).step_by(MARKDOWN_BLOCK) {
         let end = (start + MARKDOWN_BLOCK).min(rounds);
-        let a = median(&mut samples(0, start..end));
-        let b = median(&mut samples(1, start..end));
+        let (a, b) = (of(0, start..end), of(1, start..end));
         let _ = writeln!(
             out,
             "| {start}..{end} | {:.2} | {:.2} | {:.3} | {:.2} | {:.2} |",
@@ -420,19 +423,12 @@ const WHY: &str = "\nThe times of `add_remove` were bimodal between instances of
 fn trace(
     options: &Options,
     imps: &[&typed_ecs_benches::Impl],
-    instances: &[(usize, Box<dyn Instance>, Vec<f64>)],
+    instances: &[Sampled],
     chain: &mut [f64],
     wide: &mut [f64],
 ) {
     let rounds = options.rounds;
-    let of = |which: usize, range: std::ops::Range<usize>| {
-        let mut v: Vec<f64> = instances
-            .iter()
-            .filter(|(w, ..)| *w == which)
-            .flat_map(|(_, _, s)| s[range.clone()].iter().copied())
-            .collect();
-        median(&mut v)
-    };
+    let of = |which: usize, rounds: std::ops::Range<usize>| block_median(instances, which, rounds);
     let whole: Vec<f64> = (0..imps.len()).map(|w| of(w, 0..rounds)).collect();
     let (chain_all, wide_all) = (median(&mut chain.to_vec()), median(&mut wide.to_vec()));
     let names: Vec<&str> = imps.iter().map(|i| i.name).collect();
