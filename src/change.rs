@@ -25,12 +25,23 @@
 //! * `all`: a stamp under which *every* value then stored changed at once
 //!   (`values_mut`, a whole-storage walk), so that handing out a whole
 //!   storage costs O(1) instead of one entry per value;
-//! * the entities removed, with the stamp of each removal.
+//! * per slot and for `all`, the stamp of the change before the latest
+//!   one (`prev`), so that an observer looking now, whose window ends
+//!   before the current stamp, still finds a value changed earlier in its
+//!   window and again under the current stamp;
+//! * the entities removed, with the stamp of each removal, in a
+//!   [`Log`](crate::log) that keeps each removal until every observer has
+//!   passed it.
 //!
 //! An observer looks at a window of stamps `[since, until)`. The entities
 //! changed in it are the live entries from the first stamp `>= since` on
 //! (found by binary search), or, if `all` is in the window, every stored
 //! entity: either way O(changed), never a scan of the storage.
+//!
+//! Stamps mean something only within one log: the log has an identity (see
+//! [`log`](crate::log)), new for a new or cloned storage and for a loaded
+//! one, and an observer whose window belongs to another identity sees the
+//! storage as wholly new.
 //!
 //! Who advances the clock, and who holds which window, is said in the
 //! [`change`](crate::change) docs of each observer: the world's own view
@@ -42,6 +53,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::num::NonZeroU32;
 
+use crate::log::Log;
 use crate::Entity;
 
 /// What the change log writes over a dead entry: a reserved handle, which
@@ -83,6 +95,8 @@ mod hooks {
         fn run_started(&mut self);
         /// The stamp changes are recorded under now (0 if untracked).
         fn now(&self) -> u64;
+        /// The change record, if the storage keeps one.
+        fn tracked_mut(&mut self) -> Option<&mut super::Tracked>;
     }
 }
 
@@ -150,6 +164,10 @@ impl Hooks for Untracked {
     #[inline(always)]
     fn now(&self) -> u64 {
         0
+    }
+    #[inline(always)]
+    fn tracked_mut(&mut self) -> Option<&mut Tracked> {
+        None
     }
 }
 
@@ -233,6 +251,10 @@ impl Hooks for Tracked {
     fn now(&self) -> u64 {
         self.log.now()
     }
+    #[inline(always)]
+    fn tracked_mut(&mut self) -> Option<&mut Tracked> {
+        Some(self)
+    }
 }
 
 /// A window of stamps an observer looks at: `since <= stamp < until`.
@@ -274,32 +296,31 @@ pub(crate) struct ChangeLog {
     now: u64,
     /// The world's own view: changes under stamps `>= seen`.
     seen: u64,
-    /// Every value stored at the time changed under this stamp (0: never).
+    /// Every value stored at the time changed under this stamp (0: never),
+    /// and under `all_prev` before that.
     all: u64,
+    all_prev: u64,
     /// The entries: an entity (or [`TOMBSTONE`]) and its stamp, in stamp
     /// order; the dense slot of each live entry.
     entities: Vec<Entity>,
     stamps: Vec<u64>,
     slots: Vec<u32>,
-    /// Per dense slot: its live entry and that entry's stamp, side by side
-    /// (a change reads both: one cache line), and the stamp it was added
-    /// under.
+    /// Per dense slot: its live entry, that entry's stamp and the stamp of
+    /// the slot's change before it, side by side (a change reads them
+    /// together: one cache line), and the stamp it was added under.
     latest: Vec<Latest>,
     added: Vec<u64>,
-    /// Removals, in stamp order.
-    removed: Vec<Entity>,
-    removed_stamps: Vec<u64>,
-    /// The oldest stamp a schedule's systems may still need removals from.
-    hold: u64,
-    /// The stamp the current schedule run started under.
-    run_start: u64,
+    /// Removals, under their stamps; its identity is the whole log's.
+    removals: Log<Entity>,
 }
 
 /// A slot's live entry in the log (every stored value has one: its add
-/// or its latest change) and that entry's stamp.
+/// or its latest change), that entry's stamp, and the stamp of the
+/// change before it (0 if none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Latest {
     stamp: u64,
+    prev: u64,
     entry: u32,
 }
 
@@ -314,23 +335,34 @@ impl ChangeLog {
         now: 1,
         seen: 1,
         all: 0,
+        all_prev: 0,
         entities: Vec::new(),
         stamps: Vec::new(),
         slots: Vec::new(),
         latest: Vec::new(),
         added: Vec::new(),
-        removed: Vec::new(),
-        removed_stamps: Vec::new(),
-        hold: u64::MAX,
-        run_start: 0,
+        removals: Log::NEW,
     };
 }
 
 impl ChangeLog {
-    /// The stamp changes made now are recorded under.
+    /// The stamp changes are recorded under now.
     #[inline]
     pub(crate) fn now(&self) -> u64 {
         self.now
+    }
+
+    /// The log's identity (see the [module docs](self)): 0 if it has never
+    /// recorded anything, so it is empty and has no history.
+    #[inline]
+    pub(crate) fn id(&self) -> u64 {
+        self.removals.id()
+    }
+
+    /// The log's identity, given now if it had none.
+    #[inline]
+    pub(crate) fn identify(&mut self) -> u64 {
+        self.removals.identify()
     }
 
     /// The world's own view: everything since the last
@@ -351,42 +383,42 @@ impl ChangeLog {
     }
 
     /// The world's view starts afresh (see `World::clear_changes`), and the
-    /// removals nobody needs any more are dropped.
+    /// removals no observer needs any more are dropped (see
+    /// [`Log::trim`]).
     pub(crate) fn clear(&mut self) {
         self.tick();
         self.seen = self.now;
-        self.trim_removed();
+        self.removals.trim(self.seen);
     }
 
-    /// A schedule's run starts: the world's view starts afresh, and the
-    /// removals from before the previous run's start are dropped (each
-    /// system has looked since: its looks cover one run and what came
-    /// before it).
+    /// A schedule's run starts: the world's view starts afresh. (Each
+    /// system's [`Seen`](crate::system::Seen) holds its own place in the
+    /// removals.)
     pub(crate) fn run_started(&mut self) {
-        self.hold = self.run_start;
         self.clear();
-        self.run_start = self.now;
     }
 
-    fn trim_removed(&mut self) {
-        let below = self.seen.min(self.hold);
-        let keep_from = self.removed_stamps.partition_point(|&s| s < below);
-        if keep_from > 0 {
-            self.removed.drain(..keep_from);
-            self.removed_stamps.drain(..keep_from);
-        }
+    /// Registers an observer's `cursor` at `since`, the start of the
+    /// window it looks at next: the removals from there on are kept for
+    /// it (see [`Log::register`]).
+    pub(crate) fn register(&mut self, cursor: &mut Option<crate::log::Cursor>, since: u64) {
+        self.removals.register(cursor, since);
     }
 
     /// Every value stored changed now.
     #[inline]
     pub(crate) fn changed_all(&mut self) {
-        self.all = self.now;
+        if self.all != self.now {
+            self.all_prev = self.all;
+            self.all = self.now;
+        }
     }
 
-    /// The stamp of the value in `slot`'s own live entry (0 if no value).
+    /// The stamp a change of every value in `window` is seen under: the
+    /// latest one before the window's end (see [`before`]).
     #[inline]
-    fn own_stamp(&self, slot: usize) -> u64 {
-        self.latest.get(slot).map_or(0, |latest| latest.stamp)
+    fn all_in(&self, window: Window) -> u64 {
+        before(window, self.all, self.all_prev)
     }
 
     /// The stamp the value in `slot` was added under.
@@ -399,7 +431,7 @@ impl ChangeLog {
     /// candidates start.
     #[inline]
     pub(crate) fn filter(&self, window: Window, added: bool) -> Filter {
-        let from = (!window.contains(self.all))
+        let from = (!window.contains(self.all_in(window)))
             .then(|| self.stamps.partition_point(|&s| s < window.since));
         Filter {
             window,
@@ -466,15 +498,20 @@ impl ChangeLog {
     }
 
     /// Whether the value in `slot`, whose own latest change is under
-    /// `own`, passes `filter`.
+    /// `own`, passes `filter`: added in its window, or changed in it (its
+    /// own latest change before the window's end, or every value's).
     #[inline]
     fn passes(&self, filter: Filter, slot: usize, own: u64) -> bool {
-        let stamp = if filter.added {
-            self.added_at(slot)
-        } else {
-            own.max(self.all)
-        };
-        filter.window.contains(stamp)
+        let window = filter.window;
+        if filter.added {
+            return window.contains(self.added_at(slot));
+        }
+        // The window ends at `until`: a change under a later stamp (the
+        // current one, for an observer looking now) stands in front of the
+        // one before it.
+        let prev = || self.latest.get(slot).map_or(0, |latest| latest.prev);
+        let own = if own < window.until { own } else { prev() };
+        window.contains(own) || window.contains(self.all_in(window))
     }
 
     /// The dense slot of `entity` if it passes `filter`.
@@ -501,7 +538,7 @@ impl ChangeLog {
             Some(i) => (self.slots[i] as usize, self.stamps[i]),
             None => {
                 let slot = lookup()?;
-                (slot, self.own_stamp(slot))
+                (slot, self.latest.get(slot).map_or(0, |latest| latest.stamp))
             }
         };
         self.passes(filter, slot, own).then_some(slot)
@@ -510,9 +547,7 @@ impl ChangeLog {
     /// The entities removed in `window`, oldest first.
     #[inline]
     pub(crate) fn removed_in(&self, window: Window) -> &[Entity] {
-        let from = self.removed_stamps.partition_point(|&s| s < window.since);
-        let to = self.removed_stamps.partition_point(|&s| s < window.until);
-        &self.removed[from..to.max(from)]
+        self.removals.between(window.since, window.until)
     }
 
     #[inline]
@@ -526,11 +561,14 @@ impl ChangeLog {
 
     #[inline]
     fn pushed(&mut self, entity: Entity) {
+        // A log with values has an identity (one without has no history).
+        self.identify();
         let slot = self.latest.len();
         let entry = self.append(slot, entity);
         self.latest.push(Latest {
             entry,
             stamp: self.now,
+            prev: 0,
         });
         self.added.push(self.now);
         self.compact_if_sparse();
@@ -542,7 +580,9 @@ impl ChangeLog {
         if self.all == self.now {
             return;
         }
-        let Latest { entry: old, stamp } = self.latest[slot];
+        let Latest {
+            entry: old, stamp, ..
+        } = self.latest[slot];
         if stamp == self.now {
             return;
         }
@@ -551,6 +591,7 @@ impl ChangeLog {
         self.latest[slot] = Latest {
             entry,
             stamp: self.now,
+            prev: stamp,
         };
         self.compact_if_sparse();
     }
@@ -563,8 +604,7 @@ impl ChangeLog {
         if let Some(moved) = self.latest.get(slot) {
             self.slots[moved.entry as usize] = slot as u32;
         }
-        self.removed.push(entity);
-        self.removed_stamps.push(self.now);
+        self.removals.push(self.now, entity);
     }
 
     fn swapped(&mut self, a: usize, b: usize) {
@@ -577,9 +617,9 @@ impl ChangeLog {
     }
 
     fn removed_all(&mut self, entities: &[Entity]) {
-        self.removed.extend_from_slice(entities);
-        self.removed_stamps
-            .extend(core::iter::repeat(self.now).take(entities.len()));
+        for &entity in entities {
+            self.removals.push(self.now, entity);
+        }
         self.entities.clear();
         self.stamps.clear();
         self.slots.clear();
@@ -636,13 +676,18 @@ impl ChangeLog {
             }
             live += 1;
             let slot = self.slots[index] as usize;
-            let latest = Latest {
-                entry: index as u32,
-                stamp: self.stamps[index],
-            };
-            if dense.get(slot) != Some(&entity) || self.latest[slot] != latest {
+            let latest = self.latest[slot];
+            if dense.get(slot) != Some(&entity)
+                || latest.entry != index as u32
+                || latest.stamp != self.stamps[index]
+            {
                 return Err(format!(
                     "the change log's entry {index} ({entity:?}) is not its slot's live entry"
+                ));
+            }
+            if latest.prev >= latest.stamp {
+                return Err(format!(
+                    "the change log's entry {index} ({entity:?}) has a change before it from later"
                 ));
             }
         }
@@ -652,10 +697,180 @@ impl ChangeLog {
                 self.latest.len()
             ));
         }
-        if self.stamps.last().is_some_and(|&s| s > self.now) || self.all > self.now {
+        if self.stamps.last().is_some_and(|&s| s > self.now)
+            || self.all > self.now
+            || self.removals.keys().last().is_some_and(|&s| s > self.now)
+        {
             return Err("the change log holds a stamp from the future".into());
         }
+        if (self.all != 0 && self.all_prev >= self.all)
+            || self.removals.keys().windows(2).any(|w| w[0] > w[1])
+        {
+            return Err(
+                "the change log's removals or whole-storage changes are out of order".into(),
+            );
+        }
         Ok(())
+    }
+}
+
+/// The stamp, of a value's latest change `latest` and the one before it
+/// `prev`, that an observer looking at `window` sees: the latest, unless
+/// it is at or after the window's end (an observer looking now sees a
+/// change under the current stamp at its next look), then the one before.
+#[inline]
+fn before(window: Window, latest: u64, prev: u64) -> u64 {
+    if latest < window.until {
+        latest
+    } else {
+        prev
+    }
+}
+
+/// A value handed out mutably that counts as changed only once written
+/// through: [`DerefMut`](core::ops::DerefMut) (any write, `*value = …`,
+/// `value.0 += 1`, a `&mut` method) marks it, reading through
+/// [`Deref`](core::ops::Deref) does not. bevy's `Mut<T>`. Made by
+/// [`SparseMap::for_each_mut`](crate::SparseMap::for_each_mut) and
+/// [`SparseMap::get_mut_lazy`](crate::SparseMap::get_mut_lazy); on an
+/// untracked storage it marks nothing.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::Changed;
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Hp(i32);
+/// world! { struct Game<Hp>; tracked (Hp); }
+///
+/// let mut world = Game::new();
+/// let a = world.spawn_with((Hp(150),));
+/// let b = world.spawn_with((Hp(50),));
+/// world.clear_changes();
+/// world.hp.for_each_mut(|_, mut hp: Mut<'_, Hp>| {
+///     let clamped = Hp(hp.0.min(100)); // a read: no mark
+///     hp.set_if_neq(clamped); // writes, and marks, only if different
+/// });
+/// let changed: Vec<Entity> = world.query::<Changed<&Hp>>().map(|(e, _)| e).collect();
+/// assert_eq!(changed, [a]);
+/// # let _ = b;
+/// ```
+pub struct Mut<'a, T> {
+    value: &'a mut T,
+    /// Where to mark the value, until it is marked (`None` then, and on an
+    /// untracked storage).
+    mark: Option<(&'a mut Tracked, usize, Entity)>,
+}
+
+impl<'a, T> Mut<'a, T> {
+    /// `value`, in `slot` of a storage for `entity`, whose change record
+    /// (if it is tracked) is `log`.
+    #[inline]
+    pub(crate) fn new(
+        value: &'a mut T,
+        log: Option<&'a mut Tracked>,
+        slot: usize,
+        entity: Entity,
+    ) -> Self {
+        Mut {
+            value,
+            mark: log.map(|log| (log, slot, entity)),
+        }
+    }
+
+    /// Marks the value changed (once).
+    #[inline]
+    fn touch(&mut self) {
+        if let Some((tracked, slot, entity)) = self.mark.take() {
+            tracked.log.changed(slot, entity);
+        }
+    }
+
+    /// Writes `value` only if it differs from the current one (and marks
+    /// it then); returns whether it did. bevy's `set_if_neq`.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # #[derive(Debug, PartialEq)] struct Hp(i32);
+    /// # world! { struct Game<Hp>; tracked (Hp); }
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Hp(1),));
+    /// let mut hp = world.hp.get_mut_lazy(e).unwrap();
+    /// assert!(!hp.set_if_neq(Hp(1)));
+    /// assert!(hp.set_if_neq(Hp(2)));
+    /// ```
+    #[inline]
+    pub fn set_if_neq(&mut self, value: T) -> bool
+    where
+        T: PartialEq,
+    {
+        if *self.value == value {
+            return false;
+        }
+        self.touch();
+        *self.value = value;
+        true
+    }
+
+    /// The value, mutably, *without* marking it changed: a write through
+    /// it is not seen by any observer. For bookkeeping an observer should
+    /// not react to (a cache, a counter). bevy's `bypass_change_detection`.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # use typed_ecs::query::Changed;
+    /// # struct Hp(i32);
+    /// # world! { struct Game<Hp>; tracked (Hp); }
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Hp(1),));
+    /// world.clear_changes();
+    /// world.hp.get_mut_lazy(e).unwrap().bypass_change_detection().0 = 7;
+    /// assert_eq!(world.query::<Changed<&Hp>>().count(), 0);
+    /// ```
+    #[inline]
+    pub fn bypass_change_detection(&mut self) -> &mut T {
+        self.value
+    }
+
+    /// The value, mutably, for as long as the `Mut` could be used, marked
+    /// changed.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Hp(i32);
+    /// # world! { struct Game<Hp>; tracked (Hp); }
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Hp(1),));
+    /// let hp: &mut Hp = world.hp.get_mut_lazy(e).unwrap().into_inner();
+    /// hp.0 = 2;
+    /// ```
+    #[inline]
+    pub fn into_inner(mut self) -> &'a mut T {
+        self.touch();
+        self.value
+    }
+}
+
+impl<T> core::ops::Deref for Mut<'_, T> {
+    type Target = T;
+
+    #[inline]
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T> core::ops::DerefMut for Mut<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        self.touch();
+        self.value
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Mut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.value.fmt(f)
     }
 }
 

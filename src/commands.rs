@@ -518,7 +518,10 @@ impl<W: Storages> Commands<W> {
         let progress = &mut self.progress;
         let missing = self.reserved - progress.made.len();
         progress.made.reserve(missing);
-        progress.spawned.reserve(missing);
+        // At most as many as the world can still make.
+        let _ = progress
+            .spawned
+            .try_reserve(missing.min(world.allocator().spawnable()));
         while progress.made.len() < self.reserved {
             let ordinal = progress.made.len();
             self.len -= 1;

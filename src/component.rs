@@ -298,7 +298,7 @@ macro_rules! impl_bundle {
 
             #[allow(unused_variables)]
             fn reserve(world: &mut W, additional: usize, token: crate::seal::Token) {
-                $(<W as Contains<$c>>::sparse_map_mut(world).reserve(additional);)*
+                $(<W as Contains<$c>>::sparse_map_mut(world).reserve_guess(additional);)*
             }
 
             #[allow(non_snake_case, unused_variables)]

@@ -467,6 +467,24 @@ impl EntityAllocator {
             .reserve(additional.saturating_sub(self.free.len()));
     }
 
+    /// Like [`reserve`](Self::reserve), for a guess: room for at most as
+    /// many entities as can still be made, and none if the memory is not
+    /// there (a batch then grows as it goes, and fails only if a real
+    /// entity does not fit).
+    pub(crate) fn reserve_guess(&mut self, additional: usize) {
+        let new = additional
+            .min(self.spawnable())
+            .saturating_sub(self.free.len());
+        let _ = self.slots.try_reserve(new);
+    }
+
+    /// How many more entities can be made: the free indices and the new
+    /// ones below the limit.
+    #[inline]
+    pub(crate) fn spawnable(&self) -> usize {
+        self.free.len() + self.fresh_room() as usize
+    }
+
     /// Number of alive entities.
     ///
     /// ```

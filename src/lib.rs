@@ -162,6 +162,7 @@ pub mod error;
 pub mod example_generated;
 pub mod group;
 mod indices;
+mod log;
 mod macros;
 pub mod query;
 pub mod schedule;
@@ -173,7 +174,7 @@ pub mod system;
 mod unique;
 pub mod world;
 
-pub use crate::change::{Tracked, Untracked};
+pub use crate::change::{Mut, Tracked, Untracked};
 pub use crate::commands::{ApplyReport, Commands};
 pub use crate::component::{Bundle, Component, Contains};
 pub use crate::entity::{Entity, EntityAllocator};
@@ -199,7 +200,7 @@ pub use crate::world::World;
 pub mod prelude {
     pub use crate::world;
     pub use crate::{
-        join, Bundle, Commands, Component, Contains, Entity, EntityAllocator, Query, QueryMut,
+        join, Bundle, Commands, Component, Contains, Entity, EntityAllocator, Mut, Query, QueryMut,
         Schedule, SparseMap, With, Without, World,
     };
 }

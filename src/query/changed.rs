@@ -27,6 +27,11 @@ impl<'w, C> Cursor for TrackedCursor<'w, C> {
     fn next(&mut self, entity: Entity, hint: usize) -> Option<&'w mut C> {
         self.next_value(entity, hint)
     }
+
+    #[inline(always)]
+    fn commit(&mut self, entity: Entity) {
+        TrackedCursor::commit(self, entity);
+    }
 }
 
 // ----- reading the values that changed -----
@@ -82,12 +87,14 @@ impl<'w, C> ChangedRef<'w, C> {
 
 impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     type Item<'a> = &'w C;
+    type Found = usize;
     type Rows = &'w [C];
     type Cursor = Self;
     type Slots<'a>
         = &'w [C]
     where
         Self: 'a;
+    type Marks = ();
     const COLUMNS: usize = 1;
 
     #[inline]
@@ -103,14 +110,24 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     }
 
     #[inline]
-    fn get(&mut self, entity: Entity, slot: usize) -> Option<&'w C> {
-        self.next(entity, slot)
+    fn find(&self, entity: Entity, hint: usize) -> Option<usize> {
+        let map: &'w SparseMap<C, Tracked> = self.map;
+        match self.tail {
+            Some(tail) => map.log().pass_driven(self.filter, tail, entity, hint, || {
+                map.index_of_at(entity, hint)
+            }),
+            None => map.changed_slot(entity, hint, self.filter),
+        }
     }
 
-    #[inline]
-    fn get_owned(self, entity: Entity) -> Option<&'w C> {
-        let slot = self.map.changed_slot(entity, usize::MAX, self.filter)?;
-        Some(&self.map.values()[slot])
+    #[inline(always)]
+    fn fetch(&mut self, found: usize, _: Entity) -> &'w C {
+        &self.map.values()[found]
+    }
+
+    #[inline(always)]
+    fn fetch_owned(self, found: usize, _: Entity) -> &'w C {
+        &self.map.values()[found]
     }
 
     /// Never called: a column of candidates is never walked packed.
@@ -147,6 +164,9 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     fn drive(&mut self, driver: &[Entity]) {
         self.tail = self.map.log().tail(self.filter, driver);
     }
+
+    #[inline(always)]
+    fn take_marks(&mut self) {}
 }
 
 impl<'w, C> Cursor for ChangedCursor<'w, C> {
@@ -156,21 +176,20 @@ impl<'w, C> Cursor for ChangedCursor<'w, C> {
     fn next(&mut self, entity: Entity, hint: usize) -> Option<&'w mut C> {
         self.next_value(entity, hint)
     }
+
+    #[inline(always)]
+    fn commit(&mut self, entity: Entity) {
+        ChangedCursor::commit(self, entity);
+    }
 }
 
-impl<'w, C> Cursor for ChangedRef<'w, C> {
+impl<'w, C: 'static> Cursor for ChangedRef<'w, C> {
     type Item = &'w C;
 
     #[inline]
     fn next(&mut self, entity: Entity, hint: usize) -> Option<&'w C> {
-        let map: &'w SparseMap<C, Tracked> = self.map;
-        let slot = match self.tail {
-            Some(tail) => map.log().pass_driven(self.filter, tail, entity, hint, || {
-                map.index_of_at(entity, hint)
-            })?,
-            None => map.changed_slot(entity, hint, self.filter)?,
-        };
-        Some(&map.values()[slot])
+        let slot = self.find(entity, hint)?;
+        Some(&self.map.values()[slot])
     }
 }
 
@@ -224,12 +243,14 @@ impl<'w, C> ChangedMut<'w, C> {
 
 impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
     type Item<'a> = &'a mut C;
+    type Found = usize;
     type Rows = &'w mut [C];
     type Cursor = ChangedCursor<'w, C>;
     type Slots<'a>
         = &'a mut [C]
     where
         Self: 'a;
+    type Marks = ();
     const COLUMNS: usize = 1;
 
     #[inline]
@@ -245,13 +266,18 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
     }
 
     #[inline]
-    fn get(&mut self, entity: Entity, slot: usize) -> Option<&mut C> {
-        self.view.get_mut_if(entity, slot, self.filter)
+    fn find(&self, entity: Entity, hint: usize) -> Option<usize> {
+        self.view.find_if(entity, hint, self.filter)
     }
 
-    #[inline]
-    fn get_owned(self, entity: Entity) -> Option<&'w mut C> {
-        self.view.into_mut_if(entity, self.filter)
+    #[inline(always)]
+    fn fetch(&mut self, found: usize, entity: Entity) -> &mut C {
+        self.view.value_mut(found, entity)
+    }
+
+    #[inline(always)]
+    fn fetch_owned(self, found: usize, entity: Entity) -> &'w mut C {
+        self.view.into_value(found, entity)
     }
 
     /// Never called: a column of candidates is never walked packed.
@@ -291,6 +317,11 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
         };
         (half(a), half(b))
     }
+
+    /// Nothing to take: its walks are driven, one value at a time (its
+    /// filter reads the log, so the view keeps it).
+    #[inline(always)]
+    fn take_marks(&mut self) {}
 }
 
 // ----- in a `join`: `Changed(&map)`, `Added(&mut map)`, … -----

@@ -13,7 +13,7 @@ use super::filters::{Maybe, With, Without};
 use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
 use crate::change::{Track, Tracked, Untracked};
-use crate::sparse_map::{Order, TrackedCursor, TrackedViewMut, ViewMut};
+use crate::sparse_map::{Order, TrackedCursor, TrackedMarks, TrackedViewMut, ViewMut};
 use crate::{Entity, SparseMap};
 
 /// Storages borrowed for a query, for `'w`: `&SparseMap<C>` (reads),
@@ -67,9 +67,26 @@ pub trait ReadOnly<'w>: Fetch<'w> + Copy {}
 
 /// The interface of a [`Fetch`]. Sealed: only this crate implements and
 /// calls it.
+///
+/// # Handing out, and marking
+///
+/// A written column of a tracked storage records each value it hands out as
+/// changed, and only those: an entity whose items are not all found hands
+/// nothing out. So an entity's items are taken in two steps:
+/// [`find`](Self::find), which only looks (in every column, stopping at the
+/// first that does not match), then [`fetch`](Self::fetch), which hands each
+/// column's item out (and marks it). Walks that hand out many rows at once
+/// (a packed walk, a `for` loop over one, a parallel walk) first take the
+/// marking out of the fetch with [`take_marks`](Self::take_marks), and mark
+/// what they handed out themselves.
 pub trait Access<'w>: Sized {
     /// What one entity yields, borrowed from the fetch for `'a`.
     type Item<'a>;
+
+    /// Where [`find`](Self::find) found one entity's items, for
+    /// [`fetch`](Self::fetch) to take them from: a slot per column (`()` for
+    /// a filter), in a tuple for a tuple.
+    type Found: Copy;
 
     /// The rows of a packed walk: each storage's first slots, zipped.
     type Rows: IntoIterator<Item = Self::Item<'w>> + SplitRows;
@@ -85,6 +102,10 @@ pub trait Access<'w>: Sized {
     where
         Self: 'a;
 
+    /// The change marking of the fetch's written tracked columns, taken out
+    /// by [`take_marks`](Self::take_marks); `()` when it has none.
+    type Marks: Marks;
+
     /// The number of columns: [`plan`](Self::plan) tells the planner of
     /// this many.
     const COLUMNS: usize;
@@ -92,28 +113,56 @@ pub trait Access<'w>: Sized {
     /// Tells `planner` about each column, in order.
     fn plan(&self, planner: &mut Planner<'w>);
 
-    /// The items of `entity`, which is in slot `slot` of the walk's driver
-    /// (each storage tries that slot before its sparse lookup); `None` if it
-    /// does not match.
-    fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>>;
+    /// Where the items of `entity` are, if it matches: `entity` is in slot
+    /// `slot` of the walk's driver (each storage tries that slot before its
+    /// sparse lookup). Only looks: nothing is handed out or marked.
+    fn find(&self, entity: Entity, slot: usize) -> Option<Self::Found>;
 
-    /// [`get`](Self::get) in a walk that column number `driver` drives
+    /// [`find`](Self::find) in a walk that column number `driver` drives
     /// (counting columns from 0 in the order [`plan`](Self::plan) tells
-    /// them): that column holds `entity` in `slot`, its own, so it takes
-    /// its item from there unchecked. Called with a constant `driver`, the
+    /// them): that column holds `entity` in `slot`, its own, so it finds
+    /// its item there unchecked. Called with a constant `driver`, the
     /// walk compiles to one loop per driving column, each with no test of
     /// who drives.
     #[inline(always)]
-    fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<Self::Item<'_>> {
+    fn find_driven(&self, entity: Entity, slot: usize, driver: usize) -> Option<Self::Found> {
         let _ = driver;
-        self.get(entity, slot)
+        self.find(entity, slot)
+    }
+
+    /// Hands out the items of `entity` where [`find`](Self::find) found
+    /// them (marking each written tracked value).
+    fn fetch(&mut self, found: Self::Found, entity: Entity) -> Self::Item<'_>;
+
+    /// [`fetch`](Self::fetch) for the whole of `'w`, consuming the fetch.
+    fn fetch_owned(self, found: Self::Found, entity: Entity) -> Self::Item<'w>;
+
+    /// The items of `entity`, if it matches: [`find`](Self::find), then
+    /// [`fetch`](Self::fetch).
+    #[inline(always)]
+    fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>> {
+        let found = self.find(entity, slot)?;
+        Some(self.fetch(found, entity))
+    }
+
+    /// [`get`](Self::get) in a walk that column number `driver` drives
+    /// (see [`find_driven`](Self::find_driven)).
+    #[inline(always)]
+    fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<Self::Item<'_>> {
+        let found = self.find_driven(entity, slot, driver)?;
+        Some(self.fetch(found, entity))
     }
 
     /// The items of `entity` for the whole of `'w`, consuming the fetch.
-    fn get_owned(self, entity: Entity) -> Option<Self::Item<'w>>;
+    #[inline(always)]
+    fn get_owned(self, entity: Entity) -> Option<Self::Item<'w>> {
+        let found = self.find(entity, usize::MAX)?;
+        Some(self.fetch_owned(found, entity))
+    }
 
-    /// The first `len` rows of every column, for a packed walk. Only called
-    /// with a `len` the plan found packed in every column.
+    /// The first `len` rows of every column, for a packed walk (each written
+    /// tracked value among them marked, unless the marks were taken). Only
+    /// called with a `len` the plan found packed in every column.
     fn into_rows(self, len: usize) -> Self::Rows;
 
     /// A cursor for a driven walk ([`drive`](Self::drive) was told its
@@ -130,8 +179,9 @@ pub trait Access<'w>: Sized {
     /// never does (0).
     fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize;
 
-    /// The rows of slots `slots`. Only called on slots every column lines
-    /// up in (see [`lined_up`](Self::lined_up)).
+    /// The rows of slots `slots` (each written tracked value among them
+    /// marked). Only called on slots every column lines up in (see
+    /// [`lined_up`](Self::lined_up)).
     fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_>;
 
     /// Splits the written column into its slots `..mid` and `mid..` of the
@@ -151,7 +201,92 @@ pub trait Access<'w>: Sized {
     fn drive(&mut self, driver: &[Entity]) {
         let _ = driver;
     }
+
+    /// Takes the change marking out of the written tracked columns: from
+    /// now on they hand their values out unmarked, and the caller marks
+    /// the slots it handed out with the returned [`Marks`]. For the walks
+    /// that hand out rows in bulk and cannot know up front how many will be
+    /// taken (a `for` loop over packed rows, a parallel walk).
+    fn take_marks(&mut self) -> Self::Marks;
 }
+
+/// The change marking of a fetch's written tracked columns, taken out of it
+/// (see [`Access::take_marks`]): marks slots of those columns as changed,
+/// now, or as it is dropped. `()` (no written tracked column) does nothing
+/// and has nothing to drop, so a walk that holds it keeps no borrow alive
+/// to its end.
+pub trait Marks {
+    /// `false` if there is nothing to mark (no written tracked column).
+    const ANY: bool;
+
+    /// Marks the values in `slots` of every written tracked column (the
+    /// columns of a packed walk, or the one driving a parallel walk, hold
+    /// the same entities in those slots).
+    fn mark(&mut self, slots: Range<usize>);
+
+    /// `count` more of the first slots were handed out: the first slots
+    /// handed out in all are marked when the marks are dropped (at the end
+    /// of a walk, however it ends).
+    fn more(&mut self, count: usize);
+}
+
+impl Marks for () {
+    const ANY: bool = false;
+
+    #[inline(always)]
+    fn mark(&mut self, _: Range<usize>) {}
+
+    #[inline(always)]
+    fn more(&mut self, _: usize) {}
+}
+
+impl Marks for TrackedMarks<'_> {
+    const ANY: bool = true;
+
+    #[inline]
+    fn mark(&mut self, slots: Range<usize>) {
+        self.mark_slots(slots);
+    }
+
+    #[inline(always)]
+    fn more(&mut self, count: usize) {
+        self.handed(count);
+    }
+}
+
+macro_rules! impl_marks {
+    ($($m:ident),+) => {
+        #[allow(non_snake_case)]
+        impl<$($m: Marks),+> Marks for ($($m,)+) {
+            const ANY: bool = false $(|| $m::ANY)+;
+
+            #[inline]
+            fn mark(&mut self, slots: Range<usize>) {
+                let ($($m,)+) = self;
+                $($m.mark(slots.clone());)+
+            }
+
+            #[inline(always)]
+            fn more(&mut self, count: usize) {
+                let ($($m,)+) = self;
+                $($m.more(count);)+
+            }
+        }
+    };
+}
+
+impl_marks!(M0);
+impl_marks!(M0, M1);
+impl_marks!(M0, M1, M2);
+impl_marks!(M0, M1, M2, M3);
+impl_marks!(M0, M1, M2, M3, M4);
+impl_marks!(M0, M1, M2, M3, M4, M5);
+impl_marks!(M0, M1, M2, M3, M4, M5, M6);
+impl_marks!(M0, M1, M2, M3, M4, M5, M6, M7);
+impl_marks!(M0, M1, M2, M3, M4, M5, M6, M7, M8);
+impl_marks!(M0, M1, M2, M3, M4, M5, M6, M7, M8, M9);
+impl_marks!(M0, M1, M2, M3, M4, M5, M6, M7, M8, M9, M10);
+impl_marks!(M0, M1, M2, M3, M4, M5, M6, M7, M8, M9, M10, M11);
 
 /// Steps through a driven walk: [`next`](Cursor::next) is called once for
 /// every entity of the driver, in order, and says what that entity yields,
@@ -163,8 +298,19 @@ pub trait Cursor {
     /// What one entity yields.
     type Item;
 
-    /// The items of `entity`, the driver's entity in slot `slot`.
+    /// The items of `entity`, the driver's entity in slot `slot`. A written
+    /// tracked column does not mark its value yet: the walk hands the items
+    /// out only if every column has one, and calls [`commit`](Cursor::commit)
+    /// then.
     fn next(&mut self, entity: Entity, slot: usize) -> Option<Self::Item>;
+
+    /// The items the last [`next`](Cursor::next) returned for `entity`
+    /// are handed out: each written tracked column marks its value. Called
+    /// only after a `next` that returned `Some`.
+    #[inline(always)]
+    fn commit(&mut self, entity: Entity) {
+        let _ = entity;
+    }
 }
 
 // ----- the columns -----
@@ -227,12 +373,14 @@ pub(crate) fn run(entities: &[Entity], driver: &[Entity], slots: Range<usize>) -
 
 impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     type Item<'a> = &'w C;
+    type Found = usize;
     type Rows = &'w [C];
     type Cursor = Self;
     type Slots<'a>
         = &'w [C]
     where
         Self: 'a;
+    type Marks = ();
     const COLUMNS: usize = 1;
 
     #[inline]
@@ -241,22 +389,27 @@ impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     }
 
     #[inline]
-    fn get(&mut self, entity: Entity, slot: usize) -> Option<&'w C> {
-        self.next(entity, slot)
+    fn find(&self, entity: Entity, slot: usize) -> Option<usize> {
+        self.index_of_at(entity, slot)
     }
 
     #[inline(always)]
-    fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<&'w C> {
-        let storage: &'w SparseMap<C, K> = self;
+    fn find_driven(&self, entity: Entity, slot: usize, driver: usize) -> Option<usize> {
         match driver {
-            0 => storage.values().get(slot),
-            _ => self.get(entity, slot),
+            0 => Some(slot),
+            _ => self.find(entity, slot),
         }
     }
 
-    #[inline]
-    fn get_owned(self, entity: Entity) -> Option<&'w C> {
-        self.get(entity)
+    #[inline(always)]
+    fn fetch(&mut self, found: usize, _: Entity) -> &'w C {
+        let storage: &'w SparseMap<C, K> = self;
+        &storage.values()[found]
+    }
+
+    #[inline(always)]
+    fn fetch_owned(self, found: usize, _: Entity) -> &'w C {
+        &self.values()[found]
     }
 
     #[inline]
@@ -283,6 +436,9 @@ impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     fn split_at(self, _mid: usize) -> (Self, Self) {
         (self, self)
     }
+
+    #[inline(always)]
+    fn take_marks(&mut self) {}
 }
 
 impl<'w, C, K: Track> Cursor for &'w SparseMap<C, K> {
@@ -301,17 +457,20 @@ impl<'w, C: 'static, K: Track> ReadOnly<'w> for &'w SparseMap<C, K> {}
 
 /// The [`Access`] of a written storage's column: [`ViewMut`] and, for a
 /// tracked storage, [`TrackedViewMut`] (which marks what it hands out).
-/// They differ in their cursor alone, which `$into_cursor` makes.
+/// They differ in their cursor and their marks alone, which `$into_cursor`
+/// and `$take_marks` make.
 macro_rules! impl_written_column {
-    ($view:ident, $cursor:ident, $into_cursor:expr) => {
+    ($view:ident, $cursor:ident, $into_cursor:expr, $marks:ty, $take_marks:expr) => {
         impl<'w, C: 'static> Access<'w> for $view<'w, C> {
             type Item<'a> = &'a mut C;
+            type Found = usize;
             type Rows = &'w mut [C];
             type Cursor = $cursor<'w, C>;
             type Slots<'a>
                 = &'a mut [C]
             where
                 Self: 'a;
+            type Marks = $marks;
             const COLUMNS: usize = 1;
 
             #[inline]
@@ -327,21 +486,26 @@ macro_rules! impl_written_column {
             }
 
             #[inline]
-            fn get(&mut self, entity: Entity, slot: usize) -> Option<&mut C> {
-                self.get_mut_at(entity, slot)
+            fn find(&self, entity: Entity, slot: usize) -> Option<usize> {
+                self.find_at(entity, slot)
             }
 
             #[inline(always)]
-            fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<&mut C> {
+            fn find_driven(&self, entity: Entity, slot: usize, driver: usize) -> Option<usize> {
                 match driver {
-                    0 => self.value_at(entity, slot),
-                    _ => self.get_mut_at(entity, slot),
+                    0 => Some(slot),
+                    _ => self.find_at(entity, slot),
                 }
             }
 
-            #[inline]
-            fn get_owned(self, entity: Entity) -> Option<&'w mut C> {
-                self.into_mut(entity)
+            #[inline(always)]
+            fn fetch(&mut self, found: usize, entity: Entity) -> &mut C {
+                self.value_mut(found, entity)
+            }
+
+            #[inline(always)]
+            fn fetch_owned(self, found: usize, entity: Entity) -> &'w mut C {
+                self.into_value(found, entity)
             }
 
             #[inline]
@@ -373,14 +537,29 @@ macro_rules! impl_written_column {
             fn drive(&mut self, driver: &[Entity]) {
                 self.set_driver(driver);
             }
+
+            #[inline(always)]
+            fn take_marks(&mut self) -> $marks {
+                $take_marks(self)
+            }
         }
     };
 }
 
-impl_written_column!(ViewMut, WriterCursor, |view: ViewMut<'w, C>| {
-    WriterCursor(view.into_order())
-});
-impl_written_column!(TrackedViewMut, TrackedCursor, TrackedViewMut::into_cursor);
+impl_written_column!(
+    ViewMut,
+    WriterCursor,
+    |view: ViewMut<'w, C>| WriterCursor(view.into_order()),
+    (),
+    |_: &mut ViewMut<'w, C>| ()
+);
+impl_written_column!(
+    TrackedViewMut,
+    TrackedCursor,
+    TrackedViewMut::into_cursor,
+    TrackedMarks<'w>,
+    TrackedViewMut::take_marks
+);
 
 /// The cursor of a written column: its values in dense order if it drives
 /// the walk, taken out by handle otherwise (see [`Cursor`]).
@@ -398,12 +577,14 @@ impl<'w, C> Cursor for WriterCursor<'w, C> {
 
 impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
     type Item<'a> = Option<F::Item<'a>>;
+    type Found = Option<F::Found>;
     type Rows = MaybeRows<F::Rows>;
-    type Cursor = Maybe<F::Cursor>;
+    type Cursor = MaybeCursor<F::Cursor>;
     type Slots<'a>
         = MaybeRows<F::Slots<'a>>
     where
         Self: 'a;
+    type Marks = F::Marks;
     const COLUMNS: usize = F::COLUMNS;
 
     #[inline]
@@ -412,13 +593,23 @@ impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
     }
 
     #[inline]
-    fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>> {
-        Some(self.0.get(entity, slot))
+    fn find(&self, entity: Entity, slot: usize) -> Option<Self::Found> {
+        Some(self.0.find(entity, slot))
     }
 
-    #[inline]
-    fn get_owned(self, entity: Entity) -> Option<Self::Item<'w>> {
-        Some(self.0.get_owned(entity))
+    #[inline(always)]
+    fn find_driven(&self, entity: Entity, slot: usize, driver: usize) -> Option<Self::Found> {
+        Some(self.0.find_driven(entity, slot, driver))
+    }
+
+    #[inline(always)]
+    fn fetch(&mut self, found: Self::Found, entity: Entity) -> Self::Item<'_> {
+        found.map(|found| self.0.fetch(found, entity))
+    }
+
+    #[inline(always)]
+    fn fetch_owned(self, found: Self::Found, entity: Entity) -> Self::Item<'w> {
+        found.map(|found| self.0.fetch_owned(found, entity))
     }
 
     #[inline]
@@ -428,7 +619,10 @@ impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
 
     #[inline]
     fn into_cursor(self) -> Self::Cursor {
-        Maybe(self.0.into_cursor())
+        MaybeCursor {
+            cursor: self.0.into_cursor(),
+            found: false,
+        }
     }
 
     /// Only where the column holds every entity of the run.
@@ -452,14 +646,36 @@ impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
     fn drive(&mut self, driver: &[Entity]) {
         self.0.drive(driver);
     }
+
+    #[inline(always)]
+    fn take_marks(&mut self) -> F::Marks {
+        self.0.take_marks()
+    }
 }
 
-impl<C: Cursor> Cursor for Maybe<C> {
+/// The cursor of an optional column: `Some` of the inner column's item, or
+/// `None`; it remembers which, so that only an item handed out is marked.
+#[derive(Clone, Debug)]
+pub struct MaybeCursor<C> {
+    cursor: C,
+    found: bool,
+}
+
+impl<C: Cursor> Cursor for MaybeCursor<C> {
     type Item = Option<C::Item>;
 
     #[inline]
     fn next(&mut self, entity: Entity, slot: usize) -> Option<Self::Item> {
-        Some(self.0.next(entity, slot))
+        let item = self.cursor.next(entity, slot);
+        self.found = item.is_some();
+        Some(item)
+    }
+
+    #[inline(always)]
+    fn commit(&mut self, entity: Entity) {
+        if self.found {
+            self.cursor.commit(entity);
+        }
     }
 }
 
@@ -467,12 +683,14 @@ impl<'w, F: ReadOnly<'w>> ReadOnly<'w> for Maybe<F> {}
 
 impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     type Item<'a> = ();
+    type Found = ();
     type Rows = Units<'w>;
     type Cursor = Self;
     type Slots<'a>
         = Units<'w>
     where
         Self: 'a;
+    type Marks = ();
     const COLUMNS: usize = 1;
 
     #[inline]
@@ -481,22 +699,23 @@ impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     }
 
     #[inline]
-    fn get(&mut self, entity: Entity, slot: usize) -> Option<()> {
-        self.next(entity, slot)
+    fn find(&self, entity: Entity, slot: usize) -> Option<()> {
+        self.0.index_of_at(entity, slot).map(|_| ())
     }
 
     #[inline(always)]
-    fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<()> {
+    fn find_driven(&self, entity: Entity, slot: usize, driver: usize) -> Option<()> {
         match driver {
             0 => Some(()),
-            _ => self.get(entity, slot),
+            _ => self.find(entity, slot),
         }
     }
 
-    #[inline]
-    fn get_owned(self, entity: Entity) -> Option<()> {
-        self.0.contains(entity).then_some(())
-    }
+    #[inline(always)]
+    fn fetch(&mut self, (): (), _: Entity) {}
+
+    #[inline(always)]
+    fn fetch_owned(self, (): (), _: Entity) {}
 
     #[inline]
     fn into_rows(self, len: usize) -> Units<'w> {
@@ -522,6 +741,9 @@ impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     fn split_at(self, _mid: usize) -> (Self, Self) {
         (self, self)
     }
+
+    #[inline(always)]
+    fn take_marks(&mut self) {}
 }
 
 impl<C, K: Track> Cursor for With<&SparseMap<C, K>> {
@@ -537,12 +759,14 @@ impl<'w, C: 'static, K: Track> ReadOnly<'w> for With<&'w SparseMap<C, K>> {}
 
 impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
     type Item<'a> = ();
+    type Found = ();
     type Rows = NoRows;
     type Cursor = Self;
     type Slots<'a>
         = NoRows
     where
         Self: 'a;
+    type Marks = ();
     const COLUMNS: usize = 1;
 
     #[inline]
@@ -551,14 +775,15 @@ impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
     }
 
     #[inline]
-    fn get(&mut self, entity: Entity, slot: usize) -> Option<()> {
-        self.next(entity, slot)
-    }
-
-    #[inline]
-    fn get_owned(self, entity: Entity) -> Option<()> {
+    fn find(&self, entity: Entity, _slot: usize) -> Option<()> {
         (!self.0.contains(entity)).then_some(())
     }
+
+    #[inline(always)]
+    fn fetch(&mut self, (): (), _: Entity) {}
+
+    #[inline(always)]
+    fn fetch_owned(self, (): (), _: Entity) {}
 
     #[inline]
     fn into_rows(self, _len: usize) -> NoRows {
@@ -586,6 +811,9 @@ impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
     fn split_at(self, _mid: usize) -> (Self, Self) {
         (self, self)
     }
+
+    #[inline(always)]
+    fn take_marks(&mut self) {}
 }
 
 impl<C, K: Track> Cursor for Without<&SparseMap<C, K>> {
@@ -602,16 +830,18 @@ impl<'w, C: 'static, K: Track> ReadOnly<'w> for Without<&'w SparseMap<C, K>> {}
 // ----- tuples -----
 
 macro_rules! impl_tuples {
-    ($($f:ident),+) => {
+    ($($f:ident $x:ident),+) => {
         #[allow(non_snake_case)]
         impl<'w, $($f: Access<'w>),+> Access<'w> for ($($f,)+) {
             type Item<'a> = ($($f::Item<'a>,)+);
+            type Found = ($($f::Found,)+);
             type Rows = Rows<($($f::Rows,)+)>;
             type Cursor = ($($f::Cursor,)+);
             type Slots<'a>
                 = Rows<($($f::Slots<'a>,)+)>
             where
                 Self: 'a;
+            type Marks = ($($f::Marks,)+);
             const COLUMNS: usize = 0 $(+ $f::COLUMNS)+;
 
             #[inline]
@@ -621,34 +851,42 @@ macro_rules! impl_tuples {
             }
 
             #[inline]
-            fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>> {
+            fn find(&self, entity: Entity, slot: usize) -> Option<Self::Found> {
                 let ($($f,)+) = self;
-                Some(($($f.get(entity, slot)?,)+))
+                Some(($($f.find(entity, slot)?,)+))
             }
 
             #[inline(always)]
-            fn get_driven(
-                &mut self,
+            fn find_driven(
+                &self,
                 entity: Entity,
                 slot: usize,
                 driver: usize,
-            ) -> Option<Self::Item<'_>> {
+            ) -> Option<Self::Found> {
                 let ($($f,)+) = self;
                 // Each element is told the driver's number among its own
                 // columns (a number past them if it is not one of them).
                 let mut first = 0;
                 $(
-                    let $f = $f.get_driven(entity, slot, driver.wrapping_sub(first))?;
+                    let $f = $f.find_driven(entity, slot, driver.wrapping_sub(first))?;
                     first += <$f as Access<'w>>::COLUMNS;
                 )+
                 let _ = first;
                 Some(($($f,)+))
             }
 
-            #[inline]
-            fn get_owned(self, entity: Entity) -> Option<Self::Item<'w>> {
+            #[inline(always)]
+            fn fetch(&mut self, found: Self::Found, entity: Entity) -> Self::Item<'_> {
                 let ($($f,)+) = self;
-                Some(($($f.get_owned(entity)?,)+))
+                let ($($x,)+) = found;
+                ($($f.fetch($x, entity),)+)
+            }
+
+            #[inline(always)]
+            fn fetch_owned(self, found: Self::Found, entity: Entity) -> Self::Item<'w> {
+                let ($($f,)+) = self;
+                let ($($x,)+) = found;
+                ($($f.fetch_owned($x, entity),)+)
             }
 
             #[inline]
@@ -689,6 +927,12 @@ macro_rules! impl_tuples {
                 let ($($f,)+) = self;
                 $($f.drive(driver);)+
             }
+
+            #[inline(always)]
+            fn take_marks(&mut self) -> Self::Marks {
+                let ($($f,)+) = self;
+                ($($f.take_marks(),)+)
+            }
         }
 
         #[allow(non_snake_case)]
@@ -701,8 +945,14 @@ macro_rules! impl_tuples {
                 // Every cursor steps, even past a column that does not
                 // match: a written column's cursor must stay in step with
                 // the driver.
-                $(let $f = $f.next(entity, slot);)+
-                Some(($($f?,)+))
+                $(let $x = $f.next(entity, slot);)+
+                Some(($($x?,)+))
+            }
+
+            #[inline(always)]
+            fn commit(&mut self, entity: Entity) {
+                let ($($f,)+) = self;
+                $($f.commit(entity);)+
             }
         }
 
@@ -710,18 +960,18 @@ macro_rules! impl_tuples {
     };
 }
 
-impl_tuples!(F0);
-impl_tuples!(F0, F1);
-impl_tuples!(F0, F1, F2);
-impl_tuples!(F0, F1, F2, F3);
-impl_tuples!(F0, F1, F2, F3, F4);
-impl_tuples!(F0, F1, F2, F3, F4, F5);
-impl_tuples!(F0, F1, F2, F3, F4, F5, F6);
-impl_tuples!(F0, F1, F2, F3, F4, F5, F6, F7);
-impl_tuples!(F0, F1, F2, F3, F4, F5, F6, F7, F8);
-impl_tuples!(F0, F1, F2, F3, F4, F5, F6, F7, F8, F9);
-impl_tuples!(F0, F1, F2, F3, F4, F5, F6, F7, F8, F9, F10);
-impl_tuples!(F0, F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11);
+impl_tuples!(F0 x0);
+impl_tuples!(F0 x0, F1 x1);
+impl_tuples!(F0 x0, F1 x1, F2 x2);
+impl_tuples!(F0 x0, F1 x1, F2 x2, F3 x3);
+impl_tuples!(F0 x0, F1 x1, F2 x2, F3 x3, F4 x4);
+impl_tuples!(F0 x0, F1 x1, F2 x2, F3 x3, F4 x4, F5 x5);
+impl_tuples!(F0 x0, F1 x1, F2 x2, F3 x3, F4 x4, F5 x5, F6 x6);
+impl_tuples!(F0 x0, F1 x1, F2 x2, F3 x3, F4 x4, F5 x5, F6 x6, F7 x7);
+impl_tuples!(F0 x0, F1 x1, F2 x2, F3 x3, F4 x4, F5 x5, F6 x6, F7 x7, F8 x8);
+impl_tuples!(F0 x0, F1 x1, F2 x2, F3 x3, F4 x4, F5 x5, F6 x6, F7 x7, F8 x8, F9 x9);
+impl_tuples!(F0 x0, F1 x1, F2 x2, F3 x3, F4 x4, F5 x5, F6 x6, F7 x7, F8 x8, F9 x9, F10 x10);
+impl_tuples!(F0 x0, F1 x1, F2 x2, F3 x3, F4 x4, F5 x5, F6 x6, F7 x7, F8 x8, F9 x9, F10 x10, F11 x11);
 
 // ----- a world's storages into fetches: `query_mut` -----
 

@@ -3,7 +3,7 @@
 use core::iter::{Copied, Enumerate, Zip};
 use core::{fmt, slice};
 
-use super::fetch::{Access, Cursor, ReadOnly};
+use super::fetch::{Access, Cursor, Marks, ReadOnly};
 use super::plan::{Planner, Walk};
 use crate::{Entity, EntityAllocator};
 
@@ -38,8 +38,14 @@ pub struct QueryIter<'w, F: Access<'w>> {
 
 /// Where an iterator stands.
 enum State<'w, F: Access<'w>> {
-    /// A packed walk: the entities, zipped with the rows.
-    Packed(Zip<Copied<slice::Iter<'w, Entity>>, <F::Rows as IntoIterator>::IntoIter>),
+    /// A packed walk: the entities, zipped with the rows, and the marking
+    /// of its written tracked columns, told of each row handed out: when
+    /// the walk ends (or the iterator is dropped, or a panic unwinds
+    /// through it), exactly the rows handed out are marked.
+    Packed(
+        Zip<Copied<slice::Iter<'w, Entity>>, <F::Rows as IntoIterator>::IntoIter>,
+        F::Marks,
+    ),
     /// A driven walk: the driver's entities, with their slots, and the
     /// cursor; with `alive`, entities that are not alive are skipped.
     Driven {
@@ -56,12 +62,18 @@ impl<'w, F: Access<'w>> QueryIter<'w, F> {
     #[inline]
     fn along(mut fetch: F, walk: Walk<'w>, alive: Option<&'w EntityAllocator>) -> Self {
         let state = match walk {
-            Walk::Packed(entities) => State::Packed(
-                entities
-                    .iter()
-                    .copied()
-                    .zip(fetch.into_rows(entities.len())),
-            ),
+            Walk::Packed(entities) => {
+                // The rows are handed out one by one, and the loop may stop
+                // early: each is marked once handed out.
+                let marks = fetch.take_marks();
+                State::Packed(
+                    entities
+                        .iter()
+                        .copied()
+                        .zip(fetch.into_rows(entities.len())),
+                    marks,
+                )
+            }
             Walk::Driven(driver) => {
                 fetch.drive(driver);
                 State::Driven {
@@ -111,9 +123,11 @@ fn visit<C: Cursor>(
     slot: usize,
 ) -> Option<C::Item> {
     let items = cursor.next(entity, slot)?;
-    alive
-        .map_or(true, |alive| alive.is_alive(entity))
-        .then_some(items)
+    if alive.is_some_and(|alive| !alive.is_alive(entity)) {
+        return None;
+    }
+    cursor.commit(entity);
+    Some(items)
 }
 
 impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
@@ -122,7 +136,11 @@ impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.state {
-            State::Packed(rows) => rows.next(),
+            State::Packed(rows, marks) => {
+                let row = rows.next()?;
+                marks.more(1);
+                Some(row)
+            }
             State::Driven {
                 entities,
                 cursor,
@@ -148,7 +166,13 @@ impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
         G: FnMut(B, Self::Item) -> B,
     {
         match self.state {
-            State::Packed(rows) => rows.fold(init, g),
+            State::Packed(rows, mut marks) => {
+                // Every row left is handed out (a panic in `g` leaves the
+                // rest marked too: a mark too many, never one missing).
+                // The rows are slices zipped: the lower bound is exact.
+                marks.more(rows.size_hint().0);
+                rows.fold(init, g)
+            }
             State::Driven {
                 entities,
                 mut cursor,
@@ -166,7 +190,7 @@ impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         match &self.state {
-            State::Packed(rows) => rows.size_hint(),
+            State::Packed(rows, _) => rows.size_hint(),
             State::Driven { entities, .. } => (0, Some(entities.len())),
             State::Empty => (0, Some(0)),
         }
@@ -179,10 +203,11 @@ impl<'w, F: ReadOnly<'w>> Clone for QueryIter<'w, F>
 where
     <F::Rows as IntoIterator>::IntoIter: Clone,
     F::Cursor: Clone,
+    F::Marks: Clone,
 {
     fn clone(&self) -> Self {
         let state = match &self.state {
-            State::Packed(rows) => State::Packed(rows.clone()),
+            State::Packed(rows, marks) => State::Packed(rows.clone(), marks.clone()),
             State::Driven {
                 entities,
                 cursor,
@@ -201,7 +226,7 @@ where
 impl<'w, F: Access<'w>> fmt::Debug for QueryIter<'w, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("QueryIter")
-            .field("packed", &matches!(self.state, State::Packed(_)))
+            .field("packed", &matches!(self.state, State::Packed(..)))
             .field("remaining_at_most", &self.size_hint().1)
             .finish_non_exhaustive()
     }

@@ -196,7 +196,9 @@ impl<'w, F: Access<'w>> Join<'w, F> {
     /// world.spawn_with((A(1),));
     /// assert_eq!(world.query_mut::<(&mut A, Without<B>)>().count(), 1);
     /// ```
-    pub fn count(self) -> usize {
+    pub fn count(mut self) -> usize {
+        // Nothing is handed to user code: nothing is marked changed.
+        let _ = self.fetch.take_marks();
         let mut count = 0;
         self.for_each(|_, _| count += 1);
         count

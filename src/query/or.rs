@@ -36,12 +36,14 @@ macro_rules! impl_or {
         #[allow(non_snake_case)]
         impl<'w, $($f: Filter<'w>),+> Access<'w> for Or<($($f,)+)> {
             type Item<'a> = ();
+            type Found = ();
             type Rows = NoRows;
             type Cursor = Or<($($f::Cursor,)+)>;
             type Slots<'a>
                 = NoRows
             where
                 Self: 'a;
+            type Marks = ();
             const COLUMNS: usize = 0 $(+ $f::COLUMNS)+;
 
             #[inline]
@@ -53,16 +55,16 @@ macro_rules! impl_or {
             }
 
             #[inline]
-            fn get(&mut self, entity: Entity, slot: usize) -> Option<()> {
-                let ($($f,)+) = &mut self.0;
-                (false $(|| $f.get(entity, slot).is_some())+).then_some(())
+            fn find(&self, entity: Entity, slot: usize) -> Option<()> {
+                let ($($f,)+) = &self.0;
+                (false $(|| $f.find(entity, slot).is_some())+).then_some(())
             }
 
-            #[inline]
-            fn get_owned(self, entity: Entity) -> Option<()> {
-                let ($($f,)+) = self.0;
-                (false $(|| $f.get_owned(entity).is_some())+).then_some(())
-            }
+            #[inline(always)]
+            fn fetch(&mut self, (): (), _: Entity) {}
+
+            #[inline(always)]
+            fn fetch_owned(self, (): (), _: Entity) {}
 
             #[inline]
             fn into_rows(self, _len: usize) -> NoRows {
@@ -97,6 +99,9 @@ macro_rules! impl_or {
                 let ($($f,)+) = &mut self.0;
                 $($f.drive(driver);)+
             }
+
+            #[inline(always)]
+            fn take_marks(&mut self) {}
         }
 
         #[allow(non_snake_case)]

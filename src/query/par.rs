@@ -14,7 +14,7 @@
 //! optional one, cannot be split by slots without two threads reaching one
 //! value: it runs on the calling thread, as [`Join::for_each`] would.
 
-use super::fetch::Access;
+use super::fetch::{Access, Marks};
 use super::plan::{Planner, Walk};
 use super::rows::SplitRows;
 use super::Join;
@@ -75,7 +75,17 @@ impl<'w, F: Access<'w> + Send> Join<'w, F> {
                 par_rows(entities, rows, piece_len(len), &f);
             }
             Some(Walk::Driven(driver)) => {
-                par_driven(self.into_fetch(), driver, piece_len(driver.len()), &f);
+                // The driver is the written column: its pieces cannot share
+                // its change log, so each piece says which of its slots it
+                // did not hand out, and those handed out are marked here.
+                let mut fetch = self.into_fetch();
+                let mut marks = Unhanded {
+                    marks: fetch.take_marks(),
+                    len: driver.len(),
+                    rejected: None,
+                };
+                let rejected = par_driven(fetch, driver, 0, piece_len(driver.len()), &f);
+                marks.rejected = Some(rejected);
             }
             Some(Walk::Empty) => {}
             // Two ungrouped storages written, or an optional one: no split
@@ -107,27 +117,68 @@ where
     );
 }
 
-/// Walks the entities of `driver`, in parallel, splitting `fetch`'s written
-/// storage (the driver's own) along with it.
-fn par_driven<'w, F, G>(fetch: F, driver: &'w [Entity], piece: usize, f: &G)
+/// Walks the entities of `driver` (whose first is the driver's slot
+/// `first`), in parallel, splitting `fetch`'s written storage (the driver's
+/// own) along with it. Returns the driver's slots whose entity did not
+/// match, in order, if the fetch has marks to make (else nothing).
+fn par_driven<'w, F, G>(
+    fetch: F,
+    driver: &'w [Entity],
+    first: usize,
+    piece: usize,
+    f: &G,
+) -> alloc::vec::Vec<usize>
 where
     F: Access<'w> + Send,
     G: Fn(Entity, F::Item<'_>) + Sync,
 {
     if driver.len() <= piece {
         let mut fetch = fetch;
+        let mut rejected = alloc::vec::Vec::new();
         for (slot, &entity) in driver.iter().enumerate() {
-            if let Some(items) = fetch.get(entity, slot) {
-                f(entity, items);
+            match fetch.get(entity, slot) {
+                Some(items) => f(entity, items),
+                None if F::Marks::ANY => rejected.push(first + slot),
+                None => {}
             }
         }
-        return;
+        return rejected;
     }
     let mid = driver.len() / 2;
     let (left, right) = driver.split_at(mid);
     let (left_fetch, right_fetch) = fetch.split_at(mid);
-    rayon::join(
-        || par_driven(left_fetch, left, piece, f),
-        || par_driven(right_fetch, right, piece, f),
+    let (mut rejected, right_rejected) = rayon::join(
+        || par_driven(left_fetch, left, first, piece, f),
+        || par_driven(right_fetch, right, first + mid, piece, f),
     );
+    rejected.extend(right_rejected);
+    rejected
+}
+
+/// The marks of a parallel driven walk: once it is over, marks every slot
+/// of the driver but those whose entity did not match (`rejected`). If a
+/// panic cut the walk short (`rejected` unknown), every slot is marked: a
+/// mark too many, never one missing.
+struct Unhanded<M: Marks> {
+    marks: M,
+    len: usize,
+    rejected: Option<alloc::vec::Vec<usize>>,
+}
+
+impl<M: Marks> Drop for Unhanded<M> {
+    fn drop(&mut self) {
+        if !M::ANY {
+            return;
+        }
+        let mut start = 0;
+        for &slot in self.rejected.iter().flatten() {
+            if start < slot {
+                self.marks.mark(start..slot);
+            }
+            start = slot + 1;
+        }
+        if start < self.len {
+            self.marks.mark(start..self.len);
+        }
+    }
 }

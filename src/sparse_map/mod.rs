@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::mem;
 
-use crate::change::{ChangeLog, Filter, Track, Tracked, Untracked};
+use crate::change::{ChangeLog, Filter, Mut, Track, Tracked, Untracked};
 use crate::entity::{EntityAllocator, Fresh, SyncStamp};
 use crate::error::AddErrorKind;
 use crate::Entity;
@@ -32,7 +32,7 @@ use mark::{Mark, MarkSlot};
 use pages::EMPTY;
 use set::SparseSet;
 pub(crate) use view::Order;
-pub use view::{ChangedCursor, TrackedCursor, TrackedViewMut, ViewMut};
+pub use view::{ChangedCursor, TrackedCursor, TrackedMarks, TrackedViewMut, ViewMut};
 
 /// The storage of one component type: which entities have a `T`, and their
 /// values, packed.
@@ -279,6 +279,14 @@ impl<T, K: Track> SparseMap<T, K> {
     pub fn reserve(&mut self, additional: usize) {
         self.set.dense.reserve(additional);
         self.set.data.reserve(additional);
+    }
+
+    /// Reserves room for `additional` more values if the memory is there,
+    /// and for none otherwise: for a batch's guess of its size, which may
+    /// be wrong (the batch grows the storage as it goes).
+    pub(crate) fn reserve_guess(&mut self, additional: usize) {
+        let _ = self.set.dense.try_reserve(additional);
+        let _ = self.set.data.try_reserve(additional);
     }
 
     /// The dense slot of `entity`, trying `slot` first. Storages filled in
@@ -585,6 +593,62 @@ impl<T, K: Track> SparseMap<T, K> {
             entities: self.set.dense.iter(),
             values: self.set.data.iter_mut(),
         }
+    }
+
+    /// Calls `f(entity, value)` for every value, in dense order, handing
+    /// each out as a [`Mut`]: on a tracked storage, a value counts as
+    /// changed only if it is written through (not for being looked at), so
+    /// a system that changes a few of many values marks only those. On an
+    /// untracked storage it is a plain walk.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # use typed_ecs::query::Changed;
+    /// # #[derive(Debug, PartialEq)] struct Hp(i32);
+    /// # world! { struct Game<Hp>; tracked (Hp); }
+    /// let mut world = Game::new();
+    /// let low = world.spawn_with((Hp(5),));
+    /// let high = world.spawn_with((Hp(500),));
+    /// world.clear_changes();
+    /// // Clamp: only the values above 100 are written, and marked.
+    /// world.hp.for_each_mut(|_, mut hp| {
+    ///     if hp.0 > 100 {
+    ///         hp.0 = 100;
+    ///     }
+    /// });
+    /// let changed: Vec<Entity> = world.query::<Changed<&Hp>>().map(|(e, _)| e).collect();
+    /// assert_eq!(changed, [high]);
+    /// assert_eq!(world.get::<Hp>(low), Some(&Hp(5)));
+    /// ```
+    #[inline]
+    pub fn for_each_mut(&mut self, mut f: impl FnMut(Entity, Mut<'_, T>)) {
+        let mut log = self.track.tracked_mut();
+        for (slot, (&entity, value)) in self.set.dense.iter().zip(&mut self.set.data).enumerate() {
+            f(entity, Mut::new(value, log.as_deref_mut(), slot, entity));
+        }
+    }
+
+    /// `entity`'s value as a [`Mut`], if it has one: on a tracked storage,
+    /// it counts as changed only once written through (see
+    /// [`Mut::set_if_neq`] and [`Mut::bypass_change_detection`]).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # use typed_ecs::query::Changed;
+    /// # #[derive(Debug, PartialEq)] struct Hp(i32);
+    /// # world! { struct Game<Hp>; tracked (Hp); }
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Hp(5),));
+    /// world.clear_changes();
+    /// let mut hp = world.hp.get_mut_lazy(e).unwrap();
+    /// assert!(!hp.set_if_neq(Hp(5)), "the same value: no change");
+    /// assert_eq!(world.query::<Changed<&Hp>>().count(), 0);
+    /// ```
+    #[inline]
+    pub fn get_mut_lazy(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
+        let slot = self.set.index_of(entity)?;
+        let log = self.track.tracked_mut();
+        Some(Mut::new(&mut self.set.data[slot], log, slot, entity))
     }
 
     /// Checks the storage's invariant (see the type docs) and panics with a
@@ -1078,6 +1142,12 @@ impl<T> SparseMap<T, Tracked> {
     #[inline]
     pub(crate) fn log(&self) -> &ChangeLog {
         &self.track.log
+    }
+
+    /// The change log, mutably.
+    #[inline]
+    pub(crate) fn log_mut(&mut self) -> &mut ChangeLog {
+        &mut self.track.log
     }
 
     /// The entities that may pass `filter` (each once, possibly with

@@ -145,15 +145,37 @@ impl<'w, T> ViewMut<'w, T> {
         self.index_of(entity).map(|slot| &self.data[slot])
     }
 
-    /// `entity`'s value, mutably, trying dense slot `slot` first (see
+    /// The view slot of `entity`, trying view slot `slot` first (see
     /// [`SparseMap::index_of_at`](super::SparseMap::index_of_at)).
     #[inline]
-    pub(crate) fn get_mut_at(&mut self, entity: Entity, slot: usize) -> Option<&mut T> {
-        let slot = match self.dense.get(slot) {
-            Some(&stored) if stored == entity => slot,
-            _ => self.index_of(entity)?,
-        };
-        self.data.get_mut(slot)
+    pub(crate) fn find_at(&self, entity: Entity, slot: usize) -> Option<usize> {
+        match self.dense.get(slot) {
+            Some(&stored) if stored == entity => Some(slot),
+            _ => self.index_of(entity),
+        }
+    }
+
+    /// The value in view slot `slot`, the slot of `entity`.
+    ///
+    /// # Panics
+    ///
+    /// If the view has no slot `slot` (callers found it first).
+    #[inline]
+    pub(crate) fn value_mut(&mut self, slot: usize, entity: Entity) -> &mut T {
+        let _ = entity;
+        &mut self.data[slot]
+    }
+
+    /// The value in view slot `slot`, the slot of `entity`, for the whole
+    /// view lifetime.
+    ///
+    /// # Panics
+    ///
+    /// If the view has no slot `slot` (callers found it first).
+    #[inline]
+    pub(crate) fn into_value(self, slot: usize, entity: Entity) -> &'w mut T {
+        let _ = entity;
+        &mut self.data[slot]
     }
 
     /// `entity`'s value, mutably, if it has one.
@@ -249,14 +271,6 @@ impl<'w, T> ViewMut<'w, T> {
             offset: self.offset,
             values: self.data.iter_mut().map(Some).collect(),
         }
-    }
-
-    /// The value in view slot `slot`, the slot of `entity` (the view's
-    /// entities drive the walk).
-    #[inline]
-    pub(crate) fn value_at(&mut self, entity: Entity, slot: usize) -> Option<&mut T> {
-        let _ = entity;
-        self.data.get_mut(slot)
     }
 
     /// The values in view slots `slots`, mutably.
@@ -433,7 +447,9 @@ impl<'w, T> ViewMut<'w, T> {
 /// tracked; not made directly.
 pub struct TrackedViewMut<'w, T> {
     view: ViewMut<'w, T>,
-    /// `None` once every value the view covers was marked at once.
+    /// `None` once the marking was taken out of the view (see
+    /// [`take_marks`](Self::take_marks)) or every value the view covers was
+    /// marked at once.
     log: Option<&'w mut ChangeLog>,
 }
 
@@ -476,28 +492,32 @@ impl<'w, T> TrackedViewMut<'w, T> {
         }
     }
 
-    /// `entity`'s value, mutably, trying view slot `slot` first; marked.
+    /// See [`ViewMut::find_at`].
     #[inline]
-    pub(crate) fn get_mut_at(&mut self, entity: Entity, slot: usize) -> Option<&mut T> {
-        let slot = match self.view.dense.get(slot) {
-            Some(&stored) if stored == entity => slot,
-            _ => self.view.index_of(entity)?,
-        };
-        self.touch(slot, entity);
-        self.view.data.get_mut(slot)
+    pub(crate) fn find_at(&self, entity: Entity, slot: usize) -> Option<usize> {
+        self.view.find_at(entity, slot)
     }
 
-    /// `entity`'s value, mutably, if it passes `filter` (`hint` as in
-    /// [`ChangeLog::pass`], with view slot `hint` tried first when another
-    /// column drives); marked.
+    /// The value in view slot `slot`, the slot of `entity`; marked.
     #[inline]
-    pub(crate) fn get_mut_if(
-        &mut self,
-        entity: Entity,
-        hint: usize,
-        filter: Filter,
-    ) -> Option<&mut T> {
-        let log = self.log.as_deref_mut()?;
+    pub(crate) fn value_mut(&mut self, slot: usize, entity: Entity) -> &mut T {
+        self.touch(slot, entity);
+        self.view.value_mut(slot, entity)
+    }
+
+    /// [`value_mut`](Self::value_mut) for the whole view lifetime.
+    #[inline]
+    pub(crate) fn into_value(mut self, slot: usize, entity: Entity) -> &'w mut T {
+        self.touch(slot, entity);
+        self.view.into_value(slot, entity)
+    }
+
+    /// The view slot of `entity`, if its value passes `filter` (`hint` as
+    /// in [`ChangeLog::pass`], with view slot `hint` tried first when
+    /// another column drives). Only looks.
+    #[inline]
+    pub(crate) fn find_if(&self, entity: Entity, hint: usize, filter: Filter) -> Option<usize> {
+        let log = self.log.as_deref()?;
         let view = &self.view;
         let offset = view.offset;
         let slot = log.pass(filter, entity, hint, || match view.dense.get(hint) {
@@ -505,39 +525,7 @@ impl<'w, T> TrackedViewMut<'w, T> {
             _ => Some(offset + view.index_of(entity)?),
         })?;
         let in_view = slot.checked_sub(offset)?;
-        let value = self.view.data.get_mut(in_view)?;
-        log.changed(slot, entity);
-        Some(value)
-    }
-
-    /// Like [`get_mut_if`](Self::get_mut_if), for the whole view lifetime.
-    #[inline]
-    pub(crate) fn into_mut_if(self, entity: Entity, filter: Filter) -> Option<&'w mut T> {
-        let slot = self.view.index_of(entity)?;
-        let log = self.log?;
-        let offset = self.view.offset;
-        log.pass(filter, entity, usize::MAX, || Some(offset + slot))?;
-        log.changed(offset + slot, entity);
-        self.view.data.get_mut(slot)
-    }
-
-    /// `entity`'s value for the whole view lifetime; marked.
-    #[inline]
-    pub(crate) fn into_mut(mut self, entity: Entity) -> Option<&'w mut T> {
-        let slot = self.view.index_of(entity)?;
-        self.touch(slot, entity);
-        self.view.data.get_mut(slot)
-    }
-
-    /// The value in view slot `slot`, the slot of `entity` (the view's
-    /// entities drive the walk); marked.
-    #[inline]
-    pub(crate) fn value_at(&mut self, entity: Entity, slot: usize) -> Option<&mut T> {
-        let value = self.view.data.get_mut(slot)?;
-        if let Some(log) = &mut self.log {
-            log.changed(self.view.offset + slot, entity);
-        }
-        Some(value)
+        (in_view < view.dense.len()).then_some(in_view)
     }
 
     /// The values in view slots `slots`, mutably, every one marked.
@@ -554,16 +542,9 @@ impl<'w, T> TrackedViewMut<'w, T> {
 
     /// The first `len` values, every one marked.
     #[inline]
-    pub(crate) fn into_values_prefix(self, len: usize) -> &'w mut [T] {
-        if let Some(log) = self.log {
-            if self.view.offset == 0 && len == self.view.dense.len() {
-                log.changed_all();
-            } else {
-                for (slot, &entity) in self.view.dense[..len].iter().enumerate() {
-                    log.changed(self.view.offset + slot, entity);
-                }
-            }
-        }
+    pub(crate) fn into_values_prefix(mut self, len: usize) -> &'w mut [T] {
+        let mut marks = self.take_marks();
+        marks.mark_slots(0..len);
         self.view.into_values_prefix(len)
     }
 
@@ -581,6 +562,7 @@ impl<'w, T> TrackedViewMut<'w, T> {
             offset: self.view.offset,
             order: self.view.into_order(),
             log: self.log,
+            pending: None,
         }
     }
 
@@ -593,22 +575,30 @@ impl<'w, T> TrackedViewMut<'w, T> {
             table: self.view.into_table(),
             log: self.log,
             filter,
+            pending: None,
+        }
+    }
+
+    /// Takes the marking out of the view: from now on it hands out its
+    /// values unmarked, and the caller marks what it handed out.
+    #[inline]
+    pub(crate) fn take_marks(&mut self) -> TrackedMarks<'w> {
+        TrackedMarks {
+            log: self.log.take(),
+            dense: self.view.dense,
+            offset: self.view.offset,
+            handed: 0,
         }
     }
 
     /// Splits the view for a parallel walk. The halves cannot share the
-    /// log, so every value the view covers is marked first.
+    /// log: a walk takes the marks first (see
+    /// [`take_marks`](Self::take_marks)); if it did not, every value the
+    /// view covers is marked here.
     #[inline]
     pub(crate) fn split_at(mut self, mid: usize) -> (Self, Self) {
-        if let Some(log) = self.log.take() {
-            if self.view.offset == 0 {
-                log.changed_all();
-            } else {
-                for (slot, &entity) in self.view.dense.iter().enumerate() {
-                    log.changed(self.view.offset + slot, entity);
-                }
-            }
-        }
+        let len = self.view.dense.len();
+        self.take_marks().mark_slots(0..len);
         let (a, b) = self.view.split_at(mid);
         (
             TrackedViewMut { view: a, log: None },
@@ -617,50 +607,116 @@ impl<'w, T> TrackedViewMut<'w, T> {
     }
 }
 
+/// The marking taken out of a [`TrackedViewMut`]: marks slots of its view
+/// as changed, for a walk that hands its values out in bulk: now, or the
+/// first slots handed out when it is dropped.
+#[derive(Debug)]
+pub struct TrackedMarks<'w> {
+    log: Option<&'w mut ChangeLog>,
+    /// The view's entities; its first is storage slot `offset`.
+    dense: &'w [Entity],
+    offset: usize,
+    /// How many of the first slots were handed out, to be marked on drop.
+    handed: usize,
+}
+
+impl Drop for TrackedMarks<'_> {
+    fn drop(&mut self) {
+        if self.handed > 0 {
+            let handed = core::mem::take(&mut self.handed);
+            self.mark_slots(0..handed.min(self.dense.len()));
+        }
+    }
+}
+
+impl TrackedMarks<'_> {
+    /// `count` more of the first slots were handed out (see `Drop`).
+    #[inline(always)]
+    pub(crate) fn handed(&mut self, count: usize) {
+        self.handed += count;
+    }
+
+    /// Marks the values in view slots `slots`: all at once if they are the
+    /// whole storage.
+    #[inline]
+    pub(crate) fn mark_slots(&mut self, slots: Range<usize>) {
+        let Some(log) = &mut self.log else {
+            return;
+        };
+        if self.offset == 0 && slots.start == 0 && slots.end == self.dense.len() {
+            log.changed_all();
+        } else {
+            for (i, &entity) in self.dense[slots.clone()].iter().enumerate() {
+                log.changed(self.offset + slots.start + i, entity);
+            }
+        }
+    }
+}
+
 /// The cursor of a tracked written column: its values in dense order if
-/// it drives the walk, by handle otherwise, each marked as it is handed
-/// out.
+/// it drives the walk, by handle otherwise, each marked when the walk
+/// hands it out.
 #[derive(Debug)]
 pub struct TrackedCursor<'w, T> {
     order: Order<'w, T>,
     offset: usize,
     log: Option<&'w mut ChangeLog>,
+    /// The view slot of the value the last step found.
+    pending: Option<usize>,
 }
 
 impl<'w, T> TrackedCursor<'w, T> {
-    /// The value of `entity`, the driver's entity at place `hint`, marked.
+    /// The value of `entity`, the driver's entity at place `hint`, not
+    /// marked yet (see [`commit`](Self::commit)).
     #[inline]
     pub(crate) fn next_value(&mut self, entity: Entity, hint: usize) -> Option<&'w mut T> {
-        let (slot, value) = self.order.next(entity, hint)?;
-        if let Some(log) = &mut self.log {
+        let found = self.order.next(entity, hint);
+        self.pending = found.as_ref().map(|&(slot, _)| slot);
+        found.map(|(_, value)| value)
+    }
+
+    /// Marks the value the last step found: it is handed out.
+    #[inline]
+    pub(crate) fn commit(&mut self, entity: Entity) {
+        if let (Some(slot), Some(log)) = (self.pending.take(), &mut self.log) {
             log.changed(self.offset + slot, entity);
         }
-        Some(value)
     }
 }
 
 /// The cursor of `Changed<&mut C>` / `Added<&mut C>`: the values that pass
-/// its filter, taken out by handle and marked as they are handed out.
+/// its filter, taken out by handle and marked when the walk hands them out.
 #[derive(Debug)]
 pub struct ChangedCursor<'w, T> {
     table: ByHandle<'w, T>,
     log: Option<&'w mut ChangeLog>,
     filter: Filter,
+    /// The storage slot of the value the last step found.
+    pending: Option<usize>,
 }
 
 impl<'w, T> ChangedCursor<'w, T> {
     /// The value of `entity`, the driver's entity at place `hint`, if it
-    /// passes the filter; marked.
+    /// passes the filter; not marked yet (see [`commit`](Self::commit)).
     #[inline]
     pub(crate) fn next_value(&mut self, entity: Entity, hint: usize) -> Option<&'w mut T> {
-        let log = self.log.as_deref_mut()?;
+        self.pending = None;
+        let log = self.log.as_deref()?;
         let table = &self.table;
         let offset = table.offset();
         let slot = log.pass(self.filter, entity, hint, || {
             Some(offset + table.slot(entity, hint)?)
         })?;
         let value = self.table.take(slot.checked_sub(offset)?)?;
-        log.changed(slot, entity);
+        self.pending = Some(slot);
         Some(value)
+    }
+
+    /// Marks the value the last step found: it is handed out.
+    #[inline]
+    pub(crate) fn commit(&mut self, entity: Entity) {
+        if let (Some(slot), Some(log)) = (self.pending.take(), &mut self.log) {
+            log.changed(slot, entity);
+        }
     }
 }

@@ -119,6 +119,10 @@ pub trait SystemParams<W: Storages + 'static>: Sealed + 'static {
         }
     };
 
+    /// Readies every parameter with the whole world before the system runs
+    /// (see [`WriteParam::prepare`](super::WriteParam::prepare)).
+    fn prepare(state: &mut Self::State, world: &mut W);
+
     /// Takes every parameter out of `source` (or `state`).
     fn fetch<'a>(state: &'a mut Self::State, source: &mut Source<'a, W>) -> Self::Items<'a>;
 
@@ -194,6 +198,13 @@ macro_rules! impl_system_fn {
             const ACCESS: &'static [Option<Access>] = &[$($p::ACCESS),*];
             const EXCLUSIVE: bool = is_exclusive(<Self as SystemParams<W>>::ACCESS);
             const APPLIES: bool = false $(|| $p::APPLIES)*;
+
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn prepare(state: &mut Self::State, world: &mut W) {
+                let ($($item,)*) = state;
+                $($p::prepare($item, world);)*
+            }
 
             #[inline]
             #[allow(unused_variables, clippy::unused_unit)]
@@ -320,6 +331,7 @@ impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> FunctionSyste
     /// Runs the system alone, on the whole world.
     #[inline]
     pub(crate) fn run(&mut self, world: &mut W) {
+        M::prepare(&mut self.state, world);
         let mut source = Source::new(world, M::EXCLUSIVE);
         let items = M::fetch(&mut self.state, &mut source);
         self.system.call(items);

@@ -103,6 +103,15 @@ pub trait ReadParam<W: Storages> {
 
     /// Takes the shared borrow out of `source`.
     fn read<'a>(source: &mut Source<'a, W>) -> &'a Self;
+
+    /// Readies what the parameter reads, with the whole world, before the
+    /// system (or its stage) runs: a storage is brought in step with the
+    /// world's entities (see [`SparseMap`], "Storages moved between
+    /// worlds"), so a system never sees a dead entity.
+    #[inline(always)]
+    fn prepare(world: &mut W) {
+        let _ = world;
+    }
 }
 
 /// What `&mut T` can be as a system parameter of `W`: a component's
@@ -146,6 +155,15 @@ pub trait WriteParam<W: Storages> {
     /// Takes the mutable borrow out of `source` (or `state`).
     fn write<'a>(state: &'a mut Self::State, source: &mut Source<'a, W>) -> &'a mut Self;
 
+    /// Readies the parameter, with the whole world, before the system (or
+    /// its stage) runs: a storage is brought in step with the world's
+    /// entities, and a [`Seen`](super::Seen) starts its run's window and
+    /// tells the change log where it stands.
+    #[inline(always)]
+    fn prepare(state: &mut Self::State, world: &mut W) {
+        let _ = (state, world);
+    }
+
     /// `true` if [`apply`](WriteParam::apply) does anything.
     const APPLIES: bool = false;
 
@@ -163,6 +181,11 @@ impl<W: Storages, C: Column<W>> ReadParam<W> for SparseMap<C, C::Track> {
     fn read<'a>(source: &mut Source<'a, W>) -> &'a Self {
         C::slot(source.split()).shared()
     }
+
+    #[inline(always)]
+    fn prepare(world: &mut W) {
+        crate::world::sync::<W, C>(world);
+    }
 }
 
 impl<W: Storages, C: Column<W>> WriteParam<W> for SparseMap<C, C::Track> {
@@ -172,6 +195,11 @@ impl<W: Storages, C: Column<W>> WriteParam<W> for SparseMap<C, C::Track> {
     #[inline]
     fn write<'a>(_: &'a mut (), source: &mut Source<'a, W>) -> &'a mut Self {
         C::slot(source.split()).unique()
+    }
+
+    #[inline(always)]
+    fn prepare(_: &mut (), world: &mut W) {
+        crate::world::sync::<W, C>(world);
     }
 }
 
@@ -244,6 +272,10 @@ pub trait SystemParam<W: Storages + 'static>: crate::seal::Sealed {
     /// `true` if [`apply`](SystemParam::apply) does anything.
     const APPLIES: bool;
 
+    /// Readies the parameter with the whole world before the system runs
+    /// (see [`WriteParam::prepare`]).
+    fn prepare(state: &mut Self::State, world: &mut W);
+
     /// Takes the parameter out of `source` (or `state`).
     fn fetch<'a>(state: &'a mut Self::State, source: &mut Source<'a, W>) -> Self::Item<'a>;
 
@@ -259,6 +291,11 @@ impl<W: Storages + 'static, T: ReadParam<W> + 'static> SystemParam<W> for &T {
     type State = ();
     const ACCESS: Option<Access> = Some(Access::read(T::TARGET));
     const APPLIES: bool = false;
+
+    #[inline(always)]
+    fn prepare(_: &mut (), world: &mut W) {
+        T::prepare(world);
+    }
 
     #[inline]
     fn fetch<'a>(_: &'a mut (), source: &mut Source<'a, W>) -> &'a T {
@@ -276,6 +313,11 @@ impl<W: Storages + 'static, T: WriteParam<W> + 'static> SystemParam<W> for &mut 
         None => None,
     };
     const APPLIES: bool = T::APPLIES;
+
+    #[inline(always)]
+    fn prepare(state: &mut T::State, world: &mut W) {
+        T::prepare(state, world);
+    }
 
     #[inline]
     fn fetch<'a>(state: &'a mut T::State, source: &mut Source<'a, W>) -> &'a mut T {

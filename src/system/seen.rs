@@ -5,6 +5,7 @@ use core::marker::PhantomData;
 
 use super::param::{Source, WriteParam};
 use crate::change::{ChangeLog, Tracked, Window};
+use crate::log::Cursor;
 use crate::query::{ChangedMut, ChangedRef};
 use crate::world::storages::{Storages, TrackedColumn};
 use crate::{Entity, SparseMap};
@@ -13,8 +14,13 @@ use crate::{Entity, SparseMap};
 /// changes of a tracked component `C`. Each look (`changed`, `added`,
 /// `removed`) covers what happened since the system's previous run's
 /// look: changes made by the systems before and after it, by itself, at
-/// sync points and between runs, each seen exactly once. A system's first
-/// run sees every entity that has `C` as added and changed.
+/// sync points and between runs, each seen exactly once, whatever other
+/// schedules ran on the world in between and whether a run was cut short
+/// by a panic (its removals are kept for it until it has looked). A
+/// system's first run sees every entity that has `C` as added and changed;
+/// so does its first run after the storage was replaced (a new world, a
+/// loaded one, or a storage put in the field): what it saw before is about
+/// another storage.
 ///
 /// A schedule starts a new stamp before each stage, so what a stage
 /// changes is seen by its own members at their next run, and by later
@@ -57,18 +63,24 @@ use crate::{Entity, SparseMap};
 /// # let _ = a;
 /// ```
 pub struct Seen<C> {
+    /// The identity of the change log its stamps belong to (0: none yet).
+    log: u64,
     /// This run's looks start here.
     since: u64,
     /// Where the next run's looks start: the stamp of this run's look.
     next: u64,
+    /// Its registration with the log's removals, which keeps them for it.
+    cursor: Option<Cursor>,
     component: PhantomData<fn() -> C>,
 }
 
 impl<C> Default for Seen<C> {
     fn default() -> Self {
         Seen {
+            log: 0,
             since: 0,
             next: 0,
+            cursor: None,
             component: PhantomData,
         }
     }
@@ -77,6 +89,7 @@ impl<C> Default for Seen<C> {
 impl<C> fmt::Debug for Seen<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Seen")
+            .field("log", &self.log)
             .field("since", &self.since)
             .field("next", &self.next)
             .finish()
@@ -85,14 +98,27 @@ impl<C> fmt::Debug for Seen<C> {
 
 impl<C: 'static> Seen<C> {
     /// The window of this look: from this run's start to the stamp changes
-    /// are recorded under now (excluded: they are the next look's).
+    /// are recorded under now (excluded: they are the next look's). A log
+    /// this view has not seen before (its storage was replaced during the
+    /// run) is seen whole.
     #[inline]
     fn look(&mut self, log: &ChangeLog) -> Window {
+        if log.id() != self.log {
+            self.start_over(log.id());
+        }
         self.next = log.now();
         Window {
             since: self.since,
             until: log.now(),
         }
+    }
+
+    /// The view of the log `id` starts from nothing seen.
+    #[cold]
+    fn start_over(&mut self, id: u64) {
+        self.log = id;
+        self.since = 0;
+        self.next = 0;
     }
 
     /// The entities whose `C` changed, with their values: a column for a
@@ -183,9 +209,11 @@ impl<C: 'static> Seen<C> {
     }
 
     /// The entities that lost `C`, oldest first (an entity that lost it
-    /// twice is listed twice). Removals are kept until the run after the
-    /// one they happened in has started, so a system that looks at every
-    /// run sees each once.
+    /// twice is listed twice). The change log keeps each removal until
+    /// every `Seen` of a schedule that ran on the world has looked past
+    /// it (and the world's own view, see
+    /// [`World::clear_changes`](crate::World::clear_changes)), so each is
+    /// seen once, however many runs go by in between.
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
@@ -212,10 +240,23 @@ impl<W: Storages, C: TrackedColumn<W> + 'static> WriteParam<W> for Seen<C> {
     const TARGET: Option<crate::system::access::Target> = None;
     type State = Seen<C>;
 
-    /// A new run: its looks start where the last run's look ended.
     #[inline]
     fn write<'a>(state: &'a mut Seen<C>, _: &mut Source<'a, W>) -> &'a mut Seen<C> {
-        state.since = state.next;
         state
+    }
+
+    /// A new run: its looks start where the last run's look ended, and the
+    /// log keeps the removals from there on (see [`Log`](crate::log)). A
+    /// log of another identity than the last one looked at (a new world,
+    /// a loaded one, a replaced storage) is seen whole.
+    fn prepare(state: &mut Seen<C>, world: &mut W) {
+        let log = C::field_mut(world).log_mut();
+        let id = log.identify();
+        if id == state.log {
+            state.since = state.next;
+        } else {
+            state.start_over(id);
+        }
+        log.register(&mut state.cursor, state.since);
     }
 }

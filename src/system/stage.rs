@@ -275,6 +275,7 @@ macro_rules! impl_stage {
                 let _ = parallel_work;
                 let ($($sys,)+) = &mut self.systems;
                 let [$($time,)+] = &mut self.times;
+                $($m::prepare(&mut $sys.state, world);)+
                 // An exclusive member is alone in its stage (checked at
                 // compile time) and takes the whole world.
                 let mut source = Source::new(world, false $(|| $m::EXCLUSIVE)+);

@@ -61,7 +61,8 @@ const CHUNK: usize = 64;
 /// or stops at the first bundle for which the world has no entity index
 /// left and returns the error with the bundles not spawned.
 ///
-/// Reserves room once (from the iterator's size hint) and brings the
+/// Reserves room once (from the iterator's size hint, capped at what the
+/// world can still spawn, and only if the memory is there) and brings the
 /// storages in step once. Then it pushes each bundle's values, and
 /// attaches them to their entities a chunk at a time ([`Pending`]): first
 /// the entities that reuse free indices, then (in a growing world, from
@@ -78,10 +79,12 @@ where
     I: Iterator<Item = B>,
     S: Spawned,
 {
-    let expected = bundles.size_hint().0;
+    // A guess, from the iterator: never more than the world can still
+    // spawn, and never failing (a size hint may be wrong, or huge).
+    let expected = bundles.size_hint().0.min(world.allocator().spawnable());
     // Once for the batch: nothing can replace a storage until it returns.
     sync::sync_all(world);
-    world.allocator_mut().reserve(expected);
+    world.allocator_mut().reserve_guess(expected);
     B::reserve(world, expected, TOKEN);
     let mut pending = Pending::<W, B, S> {
         world,

@@ -268,7 +268,10 @@ pub trait World: Storages {
     {
         let () = B::EACH_COMPONENT_ONCE;
         let bundles = bundles.into_iter();
-        let mut spawned = Vec::with_capacity(bundles.size_hint().0);
+        let mut spawned = Vec::new();
+        // A guess (see `batch::spawn`): capped, and never failing.
+        let expected = bundles.size_hint().0;
+        let _ = spawned.try_reserve(expected.min(self.allocator().spawnable()));
         match batch::spawn(self, bundles, &mut spawned) {
             Ok(()) => Ok(spawned),
             Err(error) => Err(error.map(|rest| (spawned, rest))),
