@@ -1,5 +1,7 @@
 //! Change detection against a model: random operations (batch spawns and
-//! despawns among them) on a world with a tracked, grouped component, and
+//! despawns among them, and writes through queries whose other terms reject
+//! some entities, `for` loops left early, `Mut` writes only when a value
+//! differs) on a world with a tracked, grouped component, and
 //! two observers looking at random times (the world's own view, cleared at
 //! random, and a system in a schedule with its own `Seen`). The model
 //! records the order of every event; each observer must report exactly the
@@ -28,7 +30,7 @@ thread_local! {
 }
 
 /// A value that counts itself: created +1, dropped -1.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 struct Pos(u64);
 
 impl Pos {
@@ -156,7 +158,7 @@ fn run(seed: u64) {
     let mut system_since = 0; // the system's: events after this
     let steps = 20 + rng.below(180);
     for _ in 0..steps {
-        match rng.below(16) {
+        match rng.below(20) {
             0 | 1 => {
                 let e = if rng.chance(50) {
                     world.spawn_with((Pos::new(1), Vel(1)))
@@ -353,6 +355,61 @@ fn run(seed: u64) {
                     if with_vel {
                         model.vel.insert(e);
                     }
+                }
+            }
+            16 => {
+                // A written term another term rejects is not a change.
+                let mut handed = Vec::new();
+                world
+                    .query_mut::<(&mut Pos, Without<Vel>)>()
+                    .for_each(|e, (p, ())| {
+                        p.0 += 1;
+                        handed.push(e);
+                    });
+                for e in handed {
+                    model.changed(e);
+                }
+            }
+            17 => {
+                // A `for` loop over the group (a packed walk) left early:
+                // what it yielded is marked, and nothing else.
+                let stop = rng.below(4) as usize;
+                let mut handed = Vec::new();
+                for (e, (p, _)) in world.query_mut::<(&mut Pos, &Vel)>() {
+                    handed.push(e);
+                    if handed.len() > stop {
+                        break;
+                    }
+                    p.0 += 1;
+                }
+                for e in handed {
+                    model.changed(e);
+                }
+            }
+            18 => {
+                // Written through a `Mut` only when it differs.
+                let mut written = Vec::new();
+                world.pos.for_each_mut(|e, mut p| {
+                    let next = Pos::new(p.0 - p.0 % 2);
+                    if p.set_if_neq(next) {
+                        written.push(e);
+                    }
+                });
+                for e in written {
+                    model.changed(e);
+                }
+            }
+            19 if !model.alive.is_empty() => {
+                // A lookup that finds nothing marks nothing.
+                let e = model.alive[rng.index(model.alive.len())];
+                let found = world.get_many::<(&mut Pos, &Vel)>(e).is_some();
+                assert_eq!(
+                    found,
+                    model.pos.contains_key(&e) && model.vel.contains(&e),
+                    "seed {seed}: get_many"
+                );
+                if found {
+                    model.changed(e);
                 }
             }
             _ => {}
