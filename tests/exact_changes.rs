@@ -175,6 +175,14 @@ fn a_join_of_borrowed_storages_marks_only_what_it_hands_out() {
 }
 
 #[test]
+fn value_at_mut_marks_the_one_value_it_hands_out() {
+    let (mut w, es) = ten();
+    let i = w.pos.index_of(es[4]).unwrap();
+    w.value_at_mut::<Pos>(i).0 += 1;
+    assert_eq!(changed_pos(&w), pick(&es, &[4]));
+}
+
+#[test]
 fn a_for_loop_left_early_marks_only_what_it_yielded() {
     // One storage: a packed walk.
     let (mut w, _) = ten();

@@ -281,6 +281,19 @@ impl<T, K: Track> SparseMap<T, K> {
         self.set.data.reserve(additional);
     }
 
+    /// The value in dense slot `slot`, mutably (and, on a tracked storage,
+    /// marked: only it is handed out).
+    ///
+    /// # Panics
+    ///
+    /// If there is no slot `slot` (callers check first).
+    #[inline]
+    pub(crate) fn value_mut_at(&mut self, slot: usize) -> &mut T {
+        let entity = self.set.dense[slot];
+        self.track.changed(slot, entity);
+        &mut self.set.data[slot]
+    }
+
     /// Reserves room for `additional` more values if the memory is there,
     /// and for none otherwise: for a batch's guess of its size, which may
     /// be wrong (the batch grows the storage as it goes).

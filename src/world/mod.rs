@@ -946,7 +946,7 @@ pub trait World: Storages {
         Self: Contains<C>,
     {
         match sync::dense_slot::<Self, C>(self, index) {
-            Some(slot) => &mut self.sparse_map_mut().values_mut()[slot],
+            Some(slot) => self.sparse_map_mut().value_mut_at(slot),
             None => index_out_of_range::<Self, C>(index, self.size::<C>()),
         }
     }
