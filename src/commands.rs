@@ -10,11 +10,11 @@ use core::any::type_name;
 use core::fmt;
 
 use crate::component::BundleParts;
-use crate::deferred::{add_now, remove_now, OnPresent};
 use crate::entity::RESERVATION_LIMIT;
+use crate::in_step;
 use crate::seal::TOKEN;
+use crate::structural::{self, OnPresent};
 use crate::world::storages::{Column, ColumnOf, EachStorage, Storages};
-use crate::world::{detach, sync};
 use crate::{Contains, Entity};
 
 // Applying takes each command out of its queue, and out of `len`, before
@@ -26,7 +26,7 @@ use crate::{Contains, Entity};
 /// Applies a command buffer to a world (what [`World::apply`](crate::World::apply)
 /// does): spawns, then removals, then additions, then despawns.
 pub(crate) fn apply<W: Storages>(world: &mut W, commands: &mut Commands<W>) -> ApplyReport {
-    sync::sync_all(world);
+    in_step::sync_all(world);
     commands.spawn_real_entities(world);
     apply_queues(world, commands);
     commands.apply_despawns(world);
@@ -76,7 +76,7 @@ fn apply_removals<W: Contains<C>, C: Column<W>>(world: &mut W, commands: &mut Co
             .resolve(entity)
             .filter(|&real| world.allocator().is_alive(real))
         {
-            Some(real) => drop(remove_now::<W, C>(world, real)),
+            Some(real) => drop(structural::remove::<W, C>(world, real)),
             None => progress.reject(
                 entity,
                 CommandKind::Remove,
@@ -108,7 +108,7 @@ fn apply_additions<W: Contains<C>, C: Column<W>>(world: &mut W, commands: &mut C
             .resolve(entity)
             .filter(|&real| world.allocator().is_alive(real))
         {
-            Some(real) => match add_now::<W, C>(world, real, value, on_present) {
+            Some(real) => match structural::add::<W, C>(world, real, value, on_present) {
                 // The world is consistent before the old value is dropped.
                 Ok(replaced) => {
                     drop(replaced);
@@ -525,7 +525,7 @@ impl<W: Storages> Commands<W> {
         while progress.made.len() < self.reserved {
             let ordinal = progress.made.len();
             self.len -= 1;
-            match sync::spawn(world) {
+            match structural::spawn(world) {
                 Ok(entity) => {
                     progress.spawned.push(entity);
                     progress.made.push(Some(entity));
@@ -550,7 +550,7 @@ impl<W: Storages> Commands<W> {
             let despawned = self
                 .progress
                 .resolve(entity)
-                .is_some_and(|real| detach::despawn(world, real));
+                .is_some_and(|real| structural::despawn::despawn(world, real));
             if !despawned {
                 self.progress
                     .reject(entity, CommandKind::Despawn, None, RejectReason::DeadEntity);

@@ -4,7 +4,7 @@
 //! components to spawn an entity with).
 
 use crate::world::storages::{Column, ColumnOf, Storages};
-use crate::{Entity, SparseMap};
+use crate::SparseMap;
 
 /// Says that `Self` is a component of the world `W`, and where `W` keeps it.
 ///
@@ -256,88 +256,3 @@ pub(crate) mod parts {
     note = "bound the bundle by `Bundle<{W}>`, which includes this check"
 )]
 pub trait DistinctComponents<W> {}
-
-/// A bundle element's `Id`.
-macro_rules! bundle_id {
-    ($c:ident) => {
-        <$c as Column<W>>::Id
-    };
-}
-
-/// A bundle element, as a failed check names it.
-macro_rules! itself {
-    ($c:ident) => {
-        $c
-    };
-}
-
-macro_rules! one {
-    ($c:ident) => {
-        1
-    };
-}
-
-macro_rules! impl_bundle {
-    ($($c:ident),*) => {
-        impl<W: Storages $(+ Contains<$c>)*, $($c),*> parts::BundleParts<W> for ($($c,)*) {
-            const LEN: usize = 0 $(+ one!($c))*;
-            const INDICES: &'static [usize] = &[$(<W as Contains<$c>>::INDEX),*];
-
-            #[allow(non_snake_case, unused_variables)]
-            #[inline]
-            fn insert_into(self, world: &mut W, entity: Entity, token: crate::seal::Token) {
-                let ($($c,)*) = self;
-                $(world.sparse_map_mut().push_fresh(entity, $c);)*
-            }
-
-            #[allow(non_snake_case, unused_variables)]
-            fn queue_into(self, queues: &mut <W as Storages>::Queues, entity: Entity, token: crate::seal::Token) {
-                let ($($c,)*) = self;
-                $(<W as ColumnOf<$c>>::queue(queues).push_add(entity, $c);)*
-            }
-
-            #[allow(unused_variables)]
-            fn reserve(world: &mut W, additional: usize, token: crate::seal::Token) {
-                $(<W as Contains<$c>>::sparse_map_mut(world).reserve_guess(additional);)*
-            }
-
-            #[allow(non_snake_case, unused_variables)]
-            #[inline]
-            fn push_values(self, world: &mut W, token: crate::seal::Token) {
-                let ($($c,)*) = self;
-                $(<W as Contains<$c>>::sparse_map_mut(world).push_value($c);)*
-            }
-
-            #[allow(unused_variables)]
-            fn attach(world: &mut W, entities: &[Entity], token: crate::seal::Token) {
-                $(<W as Contains<$c>>::sparse_map_mut(world).attach(entities);)*
-            }
-
-            #[allow(unused_variables)]
-            fn attach_fresh(world: &mut W, start: u32, len: u32, token: crate::seal::Token) {
-                let fresh = crate::entity::Fresh { start, len };
-                $(<W as Contains<$c>>::sparse_map_mut(world).attach_fresh(fresh);)*
-            }
-        }
-
-        crate::indices::impl_pairwise!(DistinctComponents<W> where [W: Storages, $($c: Column<W>,)*] bundle_id itself; $($c),*);
-    };
-}
-
-impl_bundle!();
-impl_bundle!(C0);
-impl_bundle!(C0, C1);
-impl_bundle!(C0, C1, C2);
-impl_bundle!(C0, C1, C2, C3);
-impl_bundle!(C0, C1, C2, C3, C4);
-impl_bundle!(C0, C1, C2, C3, C4, C5);
-impl_bundle!(C0, C1, C2, C3, C4, C5, C6);
-impl_bundle!(C0, C1, C2, C3, C4, C5, C6, C7);
-impl_bundle!(C0, C1, C2, C3, C4, C5, C6, C7, C8);
-impl_bundle!(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9);
-impl_bundle!(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9, C10);
-impl_bundle!(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9, C10, C11);
-impl_bundle!(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9, C10, C11, C12);
-impl_bundle!(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9, C10, C11, C12, C13);
-impl_bundle!(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9, C10, C11, C12, C13, C14);
-impl_bundle!(C0, C1, C2, C3, C4, C5, C6, C7, C8, C9, C10, C11, C12, C13, C14, C15);

@@ -161,6 +161,7 @@ pub mod error;
 #[cfg(feature = "example_generated")]
 pub mod example_generated;
 pub mod group;
+mod in_step;
 mod indices;
 mod log;
 mod macros;
@@ -170,6 +171,7 @@ mod seal;
 #[cfg(feature = "serde")]
 mod serde_impls;
 pub mod sparse_map;
+mod structural;
 pub mod system;
 mod unique;
 pub mod world;
@@ -222,10 +224,10 @@ pub mod __private {
     pub use crate::indices::{all_distinct, digit, field_index, is_listed, Differ, Id, ID_DIGITS};
     pub use crate::query::fetch::Access;
     pub use crate::query::terms::{DistinctTerms, QueryParts, TermId};
+    pub use crate::structural::batch::extend;
     pub use crate::system::access::Target;
     pub use crate::system::param::Source;
     pub use crate::system::{ReadParam, WriteParam};
-    pub use crate::world::batch::extend;
     pub use crate::world::storages::{
         new_allocator, new_storage, take_part, Column, EachGroup, EachGroupRef, EachStorage,
         EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,

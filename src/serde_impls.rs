@@ -369,7 +369,6 @@ pub fn loaded_storage<T, K: Track>(
 /// "Invariants") and packs its owning groups.
 pub fn finish_world<W: Storages>(mut world: W) -> Result<W, String> {
     crate::world::invariants::check_world(&world)?;
-    // Loaded storages carry no group marks: pack the groups now.
-    crate::group::refresh(&mut world);
+    crate::structural::loaded(&mut world);
     Ok(world)
 }

@@ -275,3 +275,70 @@ fn the_layers_stay_in_order() {
         .iter()
         .all(|m| !m.starts_with("deferred") || m == "deferred::queue"));
 }
+
+/// Every structural change goes through `src/structural/` (see its module
+/// docs): no other module calls the storage's or the allocator's
+/// membership methods, or the reactions (owning groups, and later hooks and
+/// relations) that hang off them.
+#[test]
+fn structural_changes_go_through_one_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    // The storage and the allocator make the changes; `structural` alone
+    // asks them to (and `in_step` drops what a moved storage holds of dead
+    // entities: values the world never held).
+    let owners = ["structural", "sparse_map", "entity", "in_step"];
+    let calls = [
+        // A storage's values: add, replace, remove, detach, empty, forget.
+        ".insert_new(",
+        ".push_fresh(",
+        ".push_value(",
+        ".attach(",
+        ".attach_fresh(",
+        ".remove_in(",
+        ".purge(",
+        ".take_all(",
+        ".resync(",
+        ".apply_removals(",
+        ".apply_additions(",
+        ".pop_pending_add(",
+        ".pop_pending_remove(",
+        // The allocator: make and free entities.
+        ".try_alloc(",
+        ".alloc_fresh(",
+        ".free_alive(",
+        ".free_keeping_stamp(",
+        // The reactions.
+        "react::",
+        "group::entered",
+        "group::leaving",
+    ];
+    let mut found = Vec::new();
+    let mut scanned = 0;
+    for file in &files {
+        let module = module_name(&src, file);
+        if owners
+            .iter()
+            .any(|owner| module == *owner || module.starts_with(&format!("{owner}::")))
+        {
+            continue;
+        }
+        scanned += 1;
+        let code = code_of(&fs::read_to_string(file).expect("a source file"));
+        for call in calls {
+            if code.contains(call) {
+                found.push(format!("{module} calls `{call}`"));
+            }
+        }
+    }
+    assert!(scanned > 20, "the scan found the modules");
+    assert!(
+        found.is_empty(),
+        "structural changes outside `src/structural/` (route them through it): {found:#?}"
+    );
+    // The check sees such a call where there is one.
+    let structural =
+        code_of(&fs::read_to_string(src.join("structural/mod.rs")).expect("structural/mod.rs"));
+    assert!(structural.contains(".insert_new(") && structural.contains("react::"));
+}

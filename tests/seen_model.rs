@@ -391,14 +391,12 @@ fn run(seed: u64) {
                     model.removed(e);
                 }
             }
-            6 => {
-                if !model.alive.is_empty() {
-                    let e = model.alive.swap_remove(rng.index(model.alive.len()));
-                    assert!(world.despawn(e));
-                    model.removed(e);
-                    model.tag.remove(&e);
-                    model.dead.push(e);
-                }
+            6 if !model.alive.is_empty() => {
+                let e = model.alive.swap_remove(rng.index(model.alive.len()));
+                assert!(world.despawn(e));
+                model.removed(e);
+                model.tag.remove(&e);
+                model.dead.push(e);
             }
             7 => {
                 if let Some(e) = pick(&mut rng, &model.alive) {
@@ -569,14 +567,21 @@ fn run(seed: u64) {
                 let start = model.tick();
                 let result = catch_unwind(AssertUnwindSafe(|| schedules[which].run(&mut world)));
                 assert_eq!(result.is_err(), panics, "seed {seed}");
-                count(if panics { "runs cut short by a panic" } else { "runs" });
+                count(if panics {
+                    "runs cut short by a panic"
+                } else {
+                    "runs"
+                });
                 model.world = Reader {
                     since: start,
                     whole: false,
                 };
                 let mut o = orders[which].lock().unwrap();
                 if trace {
-                    eprintln!("  schedule {which} ran (panics {panics}), looked {:?}, reader {:?}", o.look, model.readers[which]);
+                    eprintln!(
+                        "  schedule {which} ran (panics {panics}), looked {:?}, reader {:?}",
+                        o.look, model.readers[which]
+                    );
                 }
                 if o.wrote_before {
                     model.changed(o.write_before.unwrap());

@@ -1,11 +1,6 @@
-//! Changes that happen later, and the one add and one removal that every
-//! change goes through.
-//!
-//! [`add_now`] and [`remove_now`] are the only places a component is added
-//! to or removed from a live entity: `World::add`, `insert` and `remove`, the
-//! sync point ([`World::finalize_updates`]) and [`World::apply`] of a
-//! [`Commands`](crate::Commands) buffer all call them, so owning groups are
-//! kept packed the same way on every path.
+//! Changes that happen later. Every change, when applied, goes through the
+//! one structural path ([`structural`](crate::structural)), as an
+//! immediate one does.
 //!
 //! Two ways to defer a change exist, because they are made in two
 //! situations:
@@ -44,52 +39,8 @@
 pub(crate) mod queue;
 
 use crate::error::AddErrorKind;
-use crate::indices;
-use crate::world::storages::{Column, ColumnOf, EachStorage, Storages};
+use crate::world::storages::{Column, EachStorage, Storages};
 use crate::{Contains, Entity};
-
-/// What [`add_now`] does when the entity already has the component.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum OnPresent {
-    /// Hand the new value back (`add`, `Commands::add`).
-    Reject,
-    /// Replace the old value and return it (`insert`, the sync point).
-    Replace,
-}
-
-/// Adds `value` to `entity`, which the caller knows is alive, keeping the
-/// world's groups packed. Brings `C`'s storage in step first (a storage
-/// gains entries only in step with its world). `Ok(Some(old))`: a value
-/// replaced; `Err(value)`: the entity has one and `on_present` rejects.
-#[inline]
-pub(crate) fn add_now<W: Contains<C>, C>(
-    world: &mut W,
-    entity: Entity,
-    value: C,
-    on_present: OnPresent,
-) -> Result<Option<C>, C> {
-    crate::world::sync::<W, C>(world);
-    let storage = world.sparse_map_mut();
-    let old = match on_present {
-        OnPresent::Reject => {
-            storage.insert_new(entity, value)?;
-            None
-        }
-        OnPresent::Replace => storage.insert(entity, value),
-    };
-    crate::group::entered::<W, (C,), _>(world, core::iter::once(entity));
-    Ok(old)
-}
-
-/// Removes `entity`'s `C`, keeping the world's groups packed. A storage not
-/// in step keeps the value of an entity that is not alive (the world drops
-/// it when it brings the storage in step).
-#[inline]
-pub(crate) fn remove_now<W: Contains<C>, C>(world: &mut W, entity: Entity) -> Option<C> {
-    crate::group::leaving::<W, (C,)>(world, entity);
-    let (entities, storage) = ColumnOf::<C>::split(world);
-    storage.remove_in(entity, entities)
-}
 
 // ----- the world's queues -----
 
@@ -100,48 +51,14 @@ pub(crate) fn queue_add<W: Contains<C>, C>(
     entity: Entity,
     value: C,
 ) -> Result<(), (AddErrorKind, C)> {
-    crate::world::sync::<W, C>(world);
+    crate::in_step::sync::<W, C>(world);
     world.sparse_map_mut().queue_add(entity, value)
 }
 
 /// Queues the removal of `entity`'s `C`, which the caller knows is alive.
 pub(crate) fn queue_remove<W: Contains<C>, C>(world: &mut W, entity: Entity) {
-    crate::world::sync::<W, C>(world);
+    crate::in_step::sync::<W, C>(world);
     world.sparse_map_mut().queue_remove(entity);
-}
-
-/// Applies the queued removals of `C`, in the order queued. Each removal
-/// leaves the queue before its value is dropped, so a panicking `Drop`
-/// leaves the rest queued.
-pub(crate) fn apply_removals<W: Contains<C>, C>(world: &mut W) {
-    if !const { indices::contains(W::GROUPED, <W as Contains<C>>::INDEX) } {
-        // No group to keep packed: the storage applies them itself.
-        world.sparse_map_mut().apply_removals();
-        return;
-    }
-    if !world.sparse_map_mut().ready_pending_removes() {
-        return;
-    }
-    while let Some(entity) = world.sparse_map_mut().pop_pending_remove() {
-        drop(remove_now::<W, C>(world, entity));
-    }
-}
-
-/// Applies the queued additions of `C`, in the order queued: each replaces
-/// a value the entity gained since it was queued (see the module docs). Each
-/// addition leaves the queue before a replaced value is dropped.
-pub(crate) fn apply_additions<W: Contains<C>, C>(world: &mut W) {
-    if !const { indices::contains(W::GROUPED, <W as Contains<C>>::INDEX) } {
-        world.sparse_map_mut().apply_additions();
-        return;
-    }
-    if !world.sparse_map_mut().ready_pending_adds() {
-        return;
-    }
-    while let Some((entity, value)) = world.sparse_map_mut().pop_pending_add() {
-        let replaced = add_now::<W, C>(world, entity, value, OnPresent::Replace);
-        drop(replaced);
-    }
 }
 
 /// Applies every storage's queued removals, then every storage's queued
@@ -157,9 +74,9 @@ impl<W: Storages> EachStorage<W> for ApplyQueues {
     #[inline]
     fn visit<C: Column<W>>(&mut self, world: &mut W) {
         if self.additions {
-            apply_additions::<W, C>(world);
+            crate::structural::apply_additions::<W, C>(world);
         } else {
-            apply_removals::<W, C>(world);
+            crate::structural::apply_removals::<W, C>(world);
         }
     }
 }

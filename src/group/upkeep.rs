@@ -36,8 +36,8 @@ macro_rules! impl_group {
             }
 
             fn rebuild(world: &mut W, _: Token) -> usize {
-                crate::world::sync::<W, $first>(world);
-                $(crate::world::sync::<W, $rest>(world);)+
+                crate::in_step::sync::<W, $first>(world);
+                $(crate::in_step::sync::<W, $rest>(world);)+
                 let stamp = crate::unique::next();
                 let mut len = 0;
                 let count = <W as Contains<$first>>::sparse_map(world).len();

@@ -6,10 +6,10 @@ use super::changed::{ChangedMut, ChangedRef};
 use super::fetch::{Fetch, FromStorage, ReadOnly, Writable};
 use super::filters::{Added, Changed, Maybe, With, Without};
 use crate::change::Tracked;
+use crate::in_step;
 use crate::indices::{all_distinct_lists, Indices, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
 use crate::world::storages::TrackedColumn;
 use crate::world::storages::{Column, ColumnOf, Storages};
-use crate::world::sync;
 use crate::{Contains, SparseMap};
 
 /// A read-only query over a world `W`: `&C`, `Option<&C>`, [`With<C>`] or
@@ -139,7 +139,7 @@ macro_rules! impl_change_terms {
 
             #[inline]
             fn sync(world: &mut W) {
-                sync::sync::<W, C>(world);
+                in_step::sync::<W, C>(world);
             }
 
             #[inline]
@@ -166,7 +166,7 @@ macro_rules! impl_change_terms {
 
             #[inline]
             fn sync(world: &mut W) {
-                sync::sync::<W, C>(world);
+                in_step::sync::<W, C>(world);
             }
 
             #[inline]
@@ -302,7 +302,7 @@ macro_rules! impl_query_term {
 
             #[inline]
             fn sync(world: &mut W) {
-                sync::sync::<W, C>(world);
+                in_step::sync::<W, C>(world);
             }
 
             #[inline]

@@ -184,7 +184,7 @@ impl<W: Storages, C: Column<W>> ReadParam<W> for SparseMap<C, C::Track> {
 
     #[inline(always)]
     fn prepare(world: &mut W) {
-        crate::world::sync::<W, C>(world);
+        crate::in_step::sync::<W, C>(world);
     }
 }
 
@@ -199,7 +199,7 @@ impl<W: Storages, C: Column<W>> WriteParam<W> for SparseMap<C, C::Track> {
 
     #[inline(always)]
     fn prepare(_: &mut (), world: &mut W) {
-        crate::world::sync::<W, C>(world);
+        crate::in_step::sync::<W, C>(world);
     }
 }
 

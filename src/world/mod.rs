@@ -18,27 +18,24 @@ use core::iter::{Chain, Once};
 
 use crate::commands::{ApplyReport, Commands};
 use crate::component::BundleParts;
-use crate::deferred::{self, add_now, remove_now, OnPresent};
+use crate::deferred;
 use crate::entity;
 use crate::error::{AddError, AddErrorKind, SpawnError};
 use crate::group::Group;
+use crate::in_step;
 use crate::indices::NEEDS_REQUIRED;
 use crate::query::fetch::Access;
 use crate::query::{Join, Query, QueryIter, QueryParts};
-use crate::seal::TOKEN;
+use crate::structural::{self, batch, despawn, OnPresent};
 use crate::world::storages::TrackedColumn;
 use crate::{Contains, Entity, SparseMap};
 
-pub(crate) mod batch;
 pub(crate) mod changes;
-pub(crate) mod detach;
 #[cfg(any(feature = "testing", feature = "serde"))]
 pub(crate) mod invariants;
 pub(crate) mod storages;
-pub(crate) mod sync;
 
 use storages::{ColumnOf, Storages};
-pub(crate) use sync::sync;
 
 /// Everything a world can do. Every struct [`world!`](macro@crate::world) declares
 /// is a `World` (one blanket impl over the plumbing the macro writes); bring
@@ -138,7 +135,7 @@ pub trait World: Storages {
     /// ```
     #[inline]
     fn try_spawn(&mut self) -> Result<Entity, SpawnError> {
-        sync::spawn(self).map_err(SpawnError::new)
+        structural::spawn(self).map_err(SpawnError::new)
     }
 
     /// Makes a new entity with the components in `bundle`, a tuple.
@@ -188,14 +185,8 @@ pub trait World: Storages {
     #[inline]
     fn try_spawn_with<B: BundleParts<Self>>(&mut self, bundle: B) -> Result<Entity, SpawnError<B>> {
         let () = B::EACH_COMPONENT_ONCE;
-        match self.try_spawn() {
-            Ok(entity) => {
-                bundle.insert_into(self, entity, TOKEN);
-                crate::group::entered::<Self, B, _>(self, core::iter::once(entity));
-                Ok(entity)
-            }
-            Err(error) => Err(error.with_bundle(bundle)),
-        }
+        structural::spawn_with(self, bundle)
+            .map_err(|(error, bundle)| SpawnError::new(error).with_bundle(bundle))
     }
 
     /// Spawns one entity per bundle of `bundles` (tuples of the same
@@ -339,7 +330,7 @@ pub trait World: Storages {
     /// ```
     #[inline]
     fn despawn(&mut self, entity: Entity) -> bool {
-        detach::despawn(self, entity)
+        despawn::despawn(self, entity)
     }
 
     /// Despawns every entity of `entities` that is alive, in order, as
@@ -372,7 +363,7 @@ pub trait World: Storages {
     where
         I: IntoIterator<Item = Entity>,
     {
-        detach::despawn_batch(self, entities)
+        despawn::despawn_batch(self, entities)
     }
 
     /// Queues `entity` to be despawned at the next
@@ -534,7 +525,7 @@ pub trait World: Storages {
         Self: Contains<C>,
     {
         let component = alive_or_give_back(self, entity, component)?;
-        match add_now(self, entity, component, OnPresent::Reject) {
+        match structural::add(self, entity, component, OnPresent::Reject) {
             Ok(_) => Ok(()),
             Err(component) => Err(AddError::new(
                 AddErrorKind::AlreadyPresent,
@@ -590,7 +581,7 @@ pub trait World: Storages {
         Self: Contains<C>,
     {
         let component = alive_or_give_back(self, entity, component)?;
-        match add_now(self, entity, component, OnPresent::Replace) {
+        match structural::add(self, entity, component, OnPresent::Replace) {
             Ok(old) => Ok(old),
             Err(_) => unreachable!("a replacing add hands nothing back"),
         }
@@ -612,7 +603,7 @@ pub trait World: Storages {
     where
         Self: Contains<C>,
     {
-        remove_now(self, entity)
+        structural::remove(self, entity)
     }
 
     /// `entity`'s `C`, if it has one.
@@ -691,12 +682,7 @@ pub trait World: Storages {
     /// assert!(!world.has::<Pos>(e) && !world.has::<Vel>(e));
     /// ```
     fn remove_all(&mut self, entity: Entity) -> bool {
-        if !self.is_alive(entity) {
-            return false;
-        }
-        crate::group::leaving_all(self, entity);
-        self.each(&mut detach::RemoveAll(entity));
-        true
+        despawn::remove_all(self, entity)
     }
 
     // ----- deferred changes and the sync point -----
@@ -843,7 +829,7 @@ pub trait World: Storages {
     /// assert_eq!((world.size::<Hp>(), world.size::<Dead>()), (1, 2));
     /// ```
     fn finalize_updates(&mut self) {
-        sync::sync_all(self);
+        in_step::sync_all(self);
         self.each(&mut deferred::ApplyQueues { additions: false });
         self.each(&mut deferred::ApplyQueues { additions: true });
         while let Some(entity) = self.allocator_mut().pop_pending_despawn() {
@@ -868,7 +854,7 @@ pub trait World: Storages {
     where
         Self: Contains<C>,
     {
-        sync::live_len::<Self, C>(self)
+        in_step::live_len::<Self, C>(self)
     }
 
     /// The entity in dense slot `index` of `C`'s storage. Valid until the
@@ -892,7 +878,7 @@ pub trait World: Storages {
     where
         Self: Contains<C>,
     {
-        match sync::dense_slot::<Self, C>(self, index) {
+        match in_step::dense_slot::<Self, C>(self, index) {
             Some(slot) => self.sparse_map().entities()[slot],
             None => index_out_of_range::<Self, C>(index, self.size::<C>()),
         }
@@ -918,7 +904,7 @@ pub trait World: Storages {
     where
         Self: Contains<C>,
     {
-        match sync::dense_slot::<Self, C>(self, index) {
+        match in_step::dense_slot::<Self, C>(self, index) {
             Some(slot) => &self.sparse_map().values()[slot],
             None => index_out_of_range::<Self, C>(index, self.size::<C>()),
         }
@@ -945,7 +931,7 @@ pub trait World: Storages {
     where
         Self: Contains<C>,
     {
-        match sync::dense_slot::<Self, C>(self, index) {
+        match in_step::dense_slot::<Self, C>(self, index) {
             Some(slot) => self.sparse_map_mut().value_mut_at(slot),
             None => index_out_of_range::<Self, C>(index, self.size::<C>()),
         }
@@ -986,7 +972,7 @@ pub trait World: Storages {
     where
         Self: Contains<C>,
     {
-        sync::sync::<Self, C>(self);
+        in_step::sync::<Self, C>(self);
         self.sparse_map_mut()
     }
 
@@ -1256,7 +1242,7 @@ pub trait World: Storages {
     /// assert_eq!(world.size::<Pos>(), 0);
     /// ```
     fn clear(&mut self) {
-        self.each(&mut detach::Clear);
+        despawn::clear(self);
     }
 
     /// Marks every change so far as seen by the world's own view: from

@@ -1,5 +1,6 @@
 //! Keeping a world's storages in step with its allocator (see
-//! [`SparseMap`](crate::SparseMap), "Storages moved between worlds").
+//! [`SparseMap`](crate::SparseMap), "Storages moved between worlds"): the
+//! one module that compares a storage's stamp with its world's.
 //!
 //! A storage in step holds only alive entities. Before a storage gains
 //! entries, and before a spawn, a `query_mut`, the sync point or `apply`, the
@@ -9,24 +10,26 @@
 //! write the whole storage; and the read-only views below skip entries of
 //! dead entities.
 
-use super::storages::{Column, EachStorage, EachStorageRef, Storages};
-use crate::entity::OutOfIndices;
-use crate::{Contains, Entity};
+use crate::world::storages::{Column, EachStorage, EachStorageRef, Storages};
+use crate::Contains;
 
 /// Brings `C`'s storage in step with the world's allocator: one comparison
 /// when it already is.
 #[inline]
 pub(crate) fn sync<W: Contains<C>, C>(world: &mut W) {
     if !world.sparse_map().is_synced(world.allocator().stamp()) {
-        resync::<W, C>(world);
+        forget_dead::<W, C>(world);
     }
 }
 
-/// The slow half of [`sync`]: drops every entry of `C`'s storage whose
-/// entity is not alive (once the storage is consistent), and stamps it.
+/// The slow half of [`sync`]: drops every value and queued change of `C`'s
+/// storage whose entity is not alive in the world (once the storage is
+/// consistent), and stamps the storage in step. Not a structural change of
+/// the world: the world never held those values (the storage was away, or
+/// came from elsewhere), so nothing reacts to their going.
 #[cold]
 #[inline(never)]
-fn resync<W: Contains<C>, C>(world: &mut W) {
+fn forget_dead<W: Contains<C>, C>(world: &mut W) {
     let entities = world.allocator();
     let dead = world
         .sparse_map()
@@ -69,14 +72,6 @@ pub(crate) fn sync_all<W: Storages>(world: &mut W) {
     if any.stale {
         resync_all(world);
     }
-}
-
-/// Makes a new entity, after bringing every storage in step (a storage
-/// from elsewhere may hold the handle about to be made).
-#[inline]
-pub(crate) fn spawn<W: Storages>(world: &mut W) -> Result<Entity, OutOfIndices> {
-    sync_all(world);
-    world.allocator_mut().try_alloc()
 }
 
 /// The number of entries of `C`'s storage as the world sees it: all of

@@ -1,12 +1,13 @@
-//! Taking everything away from one entity, from many, or from the whole
-//! world: each a visitor over every storage that detaches values and drops
-//! them only once every storage is consistent, so a panicking `Drop` cannot
-//! leave a world half-updated.
+//! Taking everything away from one entity (a despawn, `remove_all`), from
+//! many, or from the whole world: each a visitor over every storage that
+//! detaches values and drops them only once every storage is consistent, so
+//! a panicking `Drop` cannot leave a world half-updated.
 
 use alloc::vec::Vec;
 
-use super::storages::{Column, EachStorage, Storages};
+use super::react;
 use crate::change::Track;
+use crate::world::storages::{Column, EachStorage, Storages};
 use crate::{Entity, EntityAllocator, SparseMap};
 
 /// `despawn`: every group lets the entity out, every storage detaches its
@@ -20,7 +21,7 @@ pub(crate) fn despawn<W: Storages>(world: &mut W, entity: Entity) -> bool {
     if !world.allocator().is_alive(entity) {
         return false;
     }
-    crate::group::leaving_all(world, entity);
+    react::leaving_all(world, entity);
     world.each(&mut Despawn::<true>(entity));
     true
 }
@@ -41,7 +42,7 @@ pub(crate) fn despawn_batch<W: Storages>(
         if batch.world.allocator().is_alive(entity) {
             // Counted first: if a `Drop` panics, the guard still sees it.
             batch.despawned += 1;
-            crate::group::leaving_all(batch.world, entity);
+            react::leaving_all(batch.world, entity);
             batch.world.each(&mut Despawn::<false>(entity));
         }
     });
@@ -118,21 +119,39 @@ fn keep_in_step<T, K: Track>(entities: &EntityAllocator, storage: &mut SparseMap
     }
 }
 
-/// `remove_all`: detaches the entity's values (its queued changes stay).
-pub(super) struct RemoveAll(pub(super) Entity);
+/// `remove_all`: every group lets the entity out, every storage detaches
+/// its value (its queued changes stay), then the values are dropped.
+/// `false`, changing nothing, if `entity` is not alive.
+pub(crate) fn remove_all<W: Storages>(world: &mut W, entity: Entity) -> bool {
+    if !world.allocator().is_alive(entity) {
+        return false;
+    }
+    react::leaving_all(world, entity);
+    world.each(&mut RemoveAll(entity));
+    true
+}
+
+/// Detaches one entity's values (see [`remove_all`]).
+struct RemoveAll(Entity);
 
 impl<W: Storages> EachStorage<W> for RemoveAll {
     type Out<C> = Option<C>;
 
     #[inline]
     fn visit<C: Column<W>>(&mut self, world: &mut W) -> Option<C> {
-        C::field_mut(world).remove(self.0)
+        let (entities, storage) = C::split(world);
+        storage.remove_in(self.0, entities)
     }
 }
 
 /// `clear`: empties every storage and queue, retires every entity, then
 /// drops what was taken. Every storage ends in step.
-pub(super) struct Clear;
+pub(crate) fn clear<W: Storages>(world: &mut W) {
+    world.each(&mut Clear);
+}
+
+/// Empties one storage at a time (see [`clear`]).
+struct Clear;
 
 impl<W: Storages> EachStorage<W> for Clear {
     type Out<C> = (Vec<C>, Vec<C>);

@@ -10,12 +10,12 @@ use core::iter::{Chain, Once};
 use core::marker::PhantomData;
 use core::num::NonZeroU32;
 
-use super::storages::Storages;
-use super::sync;
+use super::react;
 use crate::component::BundleParts;
 use crate::entity::{Fresh, OutOfIndices};
 use crate::error::SpawnError;
 use crate::seal::TOKEN;
+use crate::world::storages::Storages;
 use crate::Entity;
 
 /// What a batch spawn keeps of the entities it makes, in order.
@@ -83,7 +83,7 @@ where
     // spawn, and never failing (a size hint may be wrong, or huge).
     let expected = bundles.size_hint().0.min(world.allocator().spawnable());
     // Once for the batch: nothing can replace a storage until it returns.
-    sync::sync_all(world);
+    crate::in_step::sync_all(world);
     world.allocator_mut().reserve_guess(expected);
     B::reserve(world, expected, TOKEN);
     let mut pending = Pending::<W, B, S> {
@@ -186,14 +186,14 @@ impl<W: Storages, B: BundleParts<W>, S: Spawned> Pending<'_, W, B, S> {
             let reused = &self.reused[..self.reused_len];
             self.reused_len = 0;
             B::attach(self.world, reused, TOKEN);
-            crate::group::entered::<W, B, _>(self.world, reused.iter().copied());
+            react::added::<W, B, _>(self.world, reused.iter().copied());
             self.spawned.reused(reused);
         }
         if self.fresh_len > 0 {
             let fresh = self.world.allocator_mut().alloc_fresh(self.fresh_len);
             self.fresh_len = 0;
             B::attach_fresh(self.world, fresh.start, fresh.len, TOKEN);
-            crate::group::entered::<W, B, _>(self.world, fresh.iter());
+            react::added::<W, B, _>(self.world, fresh.iter());
             self.spawned.fresh(fresh);
         }
     }

@@ -1,0 +1,145 @@
+//! The one path of every structural change: the only code that adds a
+//! value to a storage, takes one out of it, or makes or frees an entity.
+//!
+//! | change | entry point | used by |
+//! |---|---|---|
+//! | add or replace one value | [`add`] | `add`, `try_add`, `insert`, the sync point, `Commands` |
+//! | remove one value | [`remove`] | `remove`, the sync point, `Commands` |
+//! | spawn with a bundle | [`spawn_with`] | `spawn_with`, `try_spawn_with` |
+//! | spawn many | [`batch::spawn`] | `spawn_batch`, `try_spawn_batch`, `extend`, `try_extend` |
+//! | despawn | [`despawn::despawn`], [`despawn::despawn_batch`] | `despawn`, `despawn_batch`, the sync point, `Commands` |
+//! | remove everything of one entity | [`despawn::remove_all`] | `remove_all` |
+//! | empty the world | [`despawn::clear`] | `clear` |
+//! | a loaded world | [`loaded`] | loading (feature `serde`) |
+//!
+//! What must react to a change (owning groups today; hooks and relation
+//! cleanup as they come) hangs off [`react`], which these entry points call
+//! at fixed points: after values were added, before values are removed,
+//! after a world was emptied or loaded. No other code calls it, and no
+//! other code calls the storage's or the allocator's membership methods
+//! (`tests/architecture.rs` checks both), so a new reaction is one change
+//! in `react.rs`.
+//!
+//! Values taken out are dropped only once every storage is consistent
+//! again (see [`EachStorage`](crate::world::storages::EachStorage)), so a
+//! panicking `Drop` cannot leave the world half-updated.
+
+pub(crate) mod batch;
+mod bundle;
+pub(crate) mod despawn;
+pub(crate) mod react;
+
+use crate::component::BundleParts;
+use crate::entity::OutOfIndices;
+use crate::seal::TOKEN;
+use crate::world::storages::{ColumnOf, Storages};
+use crate::{Contains, Entity};
+
+/// What [`add`] does when the entity already has the component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OnPresent {
+    /// Hand the new value back (`add`, `Commands::add`).
+    Reject,
+    /// Replace the old value and return it (`insert`, the sync point).
+    Replace,
+}
+
+/// Adds `value` to `entity`, which the caller knows is alive. Brings `C`'s
+/// storage in step first (a storage gains entries only in step with its
+/// world). `Ok(Some(old))`: a value replaced; `Err(value)`: the entity has
+/// one and `on_present` rejects.
+#[inline]
+pub(crate) fn add<W: Contains<C>, C>(
+    world: &mut W,
+    entity: Entity,
+    value: C,
+    on_present: OnPresent,
+) -> Result<Option<C>, C> {
+    crate::in_step::sync::<W, C>(world);
+    let storage = world.sparse_map_mut();
+    let old = match on_present {
+        OnPresent::Reject => {
+            storage.insert_new(entity, value)?;
+            None
+        }
+        OnPresent::Replace => storage.insert(entity, value),
+    };
+    react::added::<W, (C,), _>(world, core::iter::once(entity));
+    Ok(old)
+}
+
+/// Removes `entity`'s `C`. A storage not in step keeps the value of an
+/// entity that is not alive (the world drops it when it brings the storage
+/// in step).
+#[inline]
+pub(crate) fn remove<W: Contains<C>, C>(world: &mut W, entity: Entity) -> Option<C> {
+    react::leaving::<W, (C,)>(world, entity);
+    let (entities, storage) = ColumnOf::<C>::split(world);
+    storage.remove_in(entity, entities)
+}
+
+/// Makes a new entity, after bringing every storage in step (a storage
+/// from elsewhere may hold the handle about to be made).
+#[inline]
+pub(crate) fn spawn<W: Storages>(world: &mut W) -> Result<Entity, OutOfIndices> {
+    crate::in_step::sync_all(world);
+    world.allocator_mut().try_alloc()
+}
+
+/// Makes a new entity with the values of `bundle`, or hands the bundle
+/// back when the world is out of entity indices.
+#[inline]
+pub(crate) fn spawn_with<W: Storages, B: BundleParts<W>>(
+    world: &mut W,
+    bundle: B,
+) -> Result<Entity, (OutOfIndices, B)> {
+    match spawn(world) {
+        Ok(entity) => {
+            bundle.insert_into(world, entity, TOKEN);
+            react::added::<W, B, _>(world, core::iter::once(entity));
+            Ok(entity)
+        }
+        Err(error) => Err((error, bundle)),
+    }
+}
+
+/// Applies the world's queued removals of `C` (the sync point), in the
+/// order queued. Each removal leaves the queue before its value is
+/// dropped, so a panicking `Drop` leaves the rest queued.
+pub(crate) fn apply_removals<W: Contains<C>, C>(world: &mut W) {
+    if !const { react::reacts_to::<W, C>() } {
+        // Nothing reacts: the storage applies them itself, in one loop.
+        world.sparse_map_mut().apply_removals();
+        return;
+    }
+    if !world.sparse_map_mut().ready_pending_removes() {
+        return;
+    }
+    while let Some(entity) = world.sparse_map_mut().pop_pending_remove() {
+        drop(remove::<W, C>(world, entity));
+    }
+}
+
+/// Applies the world's queued additions of `C` (the sync point), in the
+/// order queued: each replaces a value the entity gained since it was
+/// queued (see [`deferred`](crate::deferred)). Each addition leaves the
+/// queue before a replaced value is dropped.
+pub(crate) fn apply_additions<W: Contains<C>, C>(world: &mut W) {
+    if !const { react::reacts_to::<W, C>() } {
+        world.sparse_map_mut().apply_additions();
+        return;
+    }
+    if !world.sparse_map_mut().ready_pending_adds() {
+        return;
+    }
+    while let Some((entity, value)) = world.sparse_map_mut().pop_pending_add() {
+        drop(add::<W, C>(world, entity, value, OnPresent::Replace));
+    }
+}
+
+/// A world just loaded (its storages made from saved parts): the
+/// reactions to a load run (its owning groups are packed).
+#[cfg(feature = "serde")]
+pub(crate) fn loaded<W: Storages>(world: &mut W) {
+    react::loaded(world);
+}
