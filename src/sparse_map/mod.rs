@@ -447,7 +447,7 @@ impl<T, K: Track> SparseMap<T, K> {
     /// assert_eq!(world.pos.remove(e), None);
     /// assert!(world.is_alive(e)); // the entity lives on without a Pos
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, entity: Entity) -> Option<T> {
         let (slot, value) = self.set.remove_with_slot(entity)?;
         self.track.removed(slot, entity);
@@ -507,7 +507,8 @@ impl<T, K: Track> SparseMap<T, K> {
     /// sitting inside one: a loop of removals then runs the plain one (LLVM
     /// unswitches the loop on it), with no more instructions than before
     /// storages had stamps.
-    #[inline]
+
+    #[inline(always)]
     pub(crate) fn remove_in(&mut self, entity: Entity, entities: &EntityAllocator) -> Option<T> {
         let (slot, value) = if self.is_synced(entities.stamp()) {
             self.set.remove_if(entity, || true)?
@@ -786,7 +787,7 @@ impl<T, K: Track> SparseMap<T, K> {
 
     /// Adds or replaces `entity`'s value. The world checks `entity` is
     /// alive, and brings the storage in step first.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
         match self.set.insert_new(entity, value) {
             Ok(()) => {
@@ -859,7 +860,7 @@ impl<T, K: Track> SparseMap<T, K> {
 
     /// Adds `entity`'s value if it has none, or hands `value` back. The
     /// world checks `entity` is alive, and brings the storage in step first.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn insert_new(&mut self, entity: Entity, value: T) -> Result<(), T> {
         self.set
             .insert_new(entity, value)

@@ -141,7 +141,7 @@ impl<T> SparseSet<T> {
 
     /// Like [`remove_with_slot`](Self::remove_with_slot), if `keep` (asked
     /// once `entity` is found) says to.
-    #[inline]
+    #[inline(always)]
     pub(super) fn remove_if(
         &mut self,
         entity: Entity,

@@ -139,8 +139,8 @@ impl<W: Storages> EachStorage<W> for RemoveAll {
 
     #[inline]
     fn visit<C: Column<W>>(&mut self, world: &mut W) -> Option<C> {
-        let (entities, storage) = C::split(world);
-        storage.remove_in(self.0, entities)
+        // The entity is alive: the plain removal finds what the world sees.
+        C::field_mut(world).remove(self.0)
     }
 }
 

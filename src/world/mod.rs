@@ -1155,6 +1155,7 @@ pub trait World: Storages {
     /// }
     /// assert_eq!(world.hp.get(e).unwrap().0, 7);
     /// ```
+    #[inline]
     fn get_many<'w, Q: QueryParts<'w, Self>>(
         &'w mut self,
         entity: Entity,
