@@ -12,17 +12,37 @@
 //! subtract to get the cost of the runs alone, or count only the runs with
 //! `--toggle-collect='*scenarios::SCENARIO::typed_ecs::State*Instance*run*'`
 //! (which also leaves out each run's untimed `Instance::prepare`).
+//!
+//! `profile --list` prints `SCENARIO<TAB>IMPLEMENTATION`, one a line, for
+//! every typed_ecs implementation (its name starts with `typed_ecs`) of
+//! every scenario it can run, for scripts that count them all
+//! (`benches/counts.sh`).
 
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;
-use typed_ecs_benches::{scenario, SCENARIOS};
+use typed_ecs_benches::{scenario, CHANGE_SCENARIOS, SCENARIOS, STAGE_SCENARIOS};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--list") {
+        // The lists `scenario` looks names up in.
+        for s in SCENARIOS
+            .iter()
+            .chain(STAGE_SCENARIOS)
+            .chain(CHANGE_SCENARIOS)
+        {
+            for i in s.impls.iter().filter(|i| i.name.starts_with("typed_ecs")) {
+                println!("{}\t{}", s.name, i.name);
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
     let (Some(name), Some(implementation)) = (args.first(), args.get(1)) else {
         let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
-        eprintln!("usage: profile SCENARIO IMPLEMENTATION [RUNS] [SIZE]\nscenarios: {names:?}");
+        eprintln!(
+            "usage: profile SCENARIO IMPLEMENTATION [RUNS] [SIZE] | profile --list\nscenarios: {names:?}"
+        );
         return ExitCode::FAILURE;
     };
     let Some(scenario) = scenario(name) else {
