@@ -30,7 +30,7 @@
 //!   before the current stamp, still finds a value changed earlier in its
 //!   window and again under the current stamp;
 //! * the entities removed, with the stamp of each removal, in a
-//!   [`Log`](crate::log) that keeps each removal until every observer has
+//!   log (`log.rs`) that keeps each removal until every observer has
 //!   passed it.
 //!
 //! An observer looks at a window of stamps `[since, until)`. The entities
@@ -39,7 +39,7 @@
 //! entity: either way O(changed), never a scan of the storage.
 //!
 //! Stamps mean something only within one log: the log has an identity (see
-//! [`log`](crate::log)), new for a new or cloned storage and for a loaded
+//! `log.rs`), new for a new or cloned storage and for a loaded
 //! one, and an observer whose window belongs to another identity sees the
 //! storage as wholly new.
 //!
@@ -63,9 +63,10 @@ const TOMBSTONE: Entity = Entity::new(u32::MAX, NonZeroU32::MAX);
 mod hooks {
     use super::*;
 
-    /// The hooks a storage calls as it changes. In a private module, so a
-    /// [`Track`](super::Track) can be named but not driven from outside.
-    pub trait Hooks: Sized {
+    /// The hooks a storage calls as it changes. Crate-private: a
+    /// [`Track`](super::Track) can be named from outside, but none of this
+    /// can be called or implemented there.
+    pub(crate) trait Hooks: Sized {
         /// The record of an empty storage.
         const NEW: Self;
         /// A value was appended to the dense arrays for `entity`.
@@ -93,8 +94,6 @@ mod hooks {
         }
         /// A schedule's run starts (see `world::changes::run_started`).
         fn run_started(&mut self);
-        /// The stamp changes are recorded under now (0 if untracked).
-        fn now(&self) -> u64;
         /// The change record, if the storage keeps one.
         fn tracked_mut(&mut self) -> Option<&mut super::Tracked>;
     }
@@ -161,10 +160,6 @@ impl Hooks for Untracked {
     fn clear(&mut self) {}
     #[inline(always)]
     fn run_started(&mut self) {}
-    #[inline(always)]
-    fn now(&self) -> u64 {
-        0
-    }
     #[inline(always)]
     fn tracked_mut(&mut self) -> Option<&mut Tracked> {
         None
@@ -247,9 +242,6 @@ impl Hooks for Tracked {
     }
     fn run_started(&mut self) {
         self.log.run_started();
-    }
-    fn now(&self) -> u64 {
-        self.log.now()
     }
     #[inline(always)]
     fn tracked_mut(&mut self) -> Option<&mut Tracked> {

@@ -146,6 +146,12 @@
 // docs.rs builds with `--cfg docsrs` on nightly: feature-gated items get a badge.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
+// Sealing: the plumbing behind the public traits is crate-private traits
+// (`Fetch: Access`, `Track: Hooks`, `Group: Packing`, `Contains: ColumnOf`),
+// so a bound lets user code name the public trait but call, read or
+// implement none of the plumbing. Public items are bounded by them on
+// purpose.
+#![allow(private_bounds, private_interfaces)]
 
 extern crate alloc;
 #[cfg(any(test, feature = "std"))]
@@ -222,7 +228,6 @@ pub mod __private {
     pub use crate::deferred::queue::Queue;
     pub use crate::group::upkeep::refresh_groups;
     pub use crate::indices::{all_distinct, digit, field_index, is_listed, Differ, Id, ID_DIGITS};
-    pub use crate::query::fetch::Access;
     pub use crate::query::terms::{DistinctTerms, QueryParts, TermId};
     pub use crate::structural::batch::extend;
     pub use crate::system::access::Target;

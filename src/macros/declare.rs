@@ -278,7 +278,10 @@ macro_rules! __world_checked {
 
             #[track_caller]
             #[inline]
-            pub fn spawn_batch<__B, __I>(&mut self, bundles: __I) -> $crate::__private::Vec<$crate::Entity>
+            pub fn spawn_batch<__B, __I>(
+                &mut self,
+                bundles: __I,
+            ) -> $crate::__private::Vec<$crate::Entity>
             where
                 __B: $crate::Bundle<Self>,
                 __I: $crate::__private::core::iter::IntoIterator<Item = __B>,
@@ -348,9 +351,7 @@ macro_rules! __world_checked {
             pub fn get_many<'w, __Q>(
                 &'w mut self,
                 entity: $crate::Entity,
-            ) -> $crate::__private::core::option::Option<
-                <<__Q as $crate::__private::QueryParts<'w, Self>>::Fetch as $crate::__private::Access<'w>>::Item<'w>,
-            >
+            ) -> $crate::__private::core::option::Option<$crate::query::QueryItem<'w, Self, __Q>>
             where
                 __Q: $crate::QueryMut<'w, Self>,
             {

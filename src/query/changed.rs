@@ -10,7 +10,7 @@
 
 use core::ops::Range;
 
-use super::fetch::{Access, Cursor, IntoFetch, ReadOnly};
+use super::fetch::{Access, Cursor, FetchItem, IntoFetch, ReadOnly};
 use super::filters::{Added, Changed};
 use super::plan::{Column, Planner};
 use crate::change::{Filter, Tail, Tracked, Window};
@@ -85,8 +85,11 @@ impl<'w, C> ChangedRef<'w, C> {
     }
 }
 
-impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
+impl<'w, C: 'static> FetchItem<'w> for ChangedRef<'w, C> {
     type Item<'a> = &'w C;
+}
+
+impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     type Found = usize;
     type Rows = &'w [C];
     type Cursor = Self;
@@ -241,8 +244,11 @@ impl<'w, C> ChangedMut<'w, C> {
     }
 }
 
-impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
+impl<'w, C: 'static> FetchItem<'w> for ChangedMut<'w, C> {
     type Item<'a> = &'a mut C;
+}
+
+impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
     type Found = usize;
     type Rows = &'w mut [C];
     type Cursor = ChangedCursor<'w, C>;

@@ -47,6 +47,30 @@ use crate::{Entity, SparseMap};
 /// ```
 pub trait Fetch<'w>: Access<'w> {}
 
+/// What a [`Fetch`] yields for one entity: `F::Item<'a>`, borrowed from
+/// the fetch for `'a`. Only the type: how it is found is crate-private.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::{join, Fetch, FetchItem};
+///
+/// struct Pos(i32);
+/// world! { struct Game<Pos>; }
+///
+/// fn first<'w, F: Fetch<'w>>(join: typed_ecs::Join<'w, F>) -> Option<(Entity, F::Item<'w>)> {
+///     join.into_iter().next()
+/// }
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(3),));
+/// let (_, pos): (Entity, &Pos) = first(join(&world.pos)).unwrap();
+/// assert_eq!(pos.0, 3);
+/// # fn named<'w, F: FetchItem<'w>>() {}
+/// ```
+pub trait FetchItem<'w> {
+    /// What one entity yields, borrowed from the fetch for `'a`.
+    type Item<'a>;
+}
+
 impl<'w, F: Access<'w>> Fetch<'w> for F {}
 
 /// A fetch that only reads: it can be copied, and iterated by
@@ -65,8 +89,8 @@ impl<'w, F: Access<'w>> Fetch<'w> for F {}
 /// ```
 pub trait ReadOnly<'w>: Fetch<'w> + Copy {}
 
-/// The interface of a [`Fetch`]. Sealed: only this crate implements and
-/// calls it.
+/// The interface of a [`Fetch`]. Crate-private: only this crate implements
+/// and calls it (a bound `F: Fetch<'w>` reaches none of it).
 ///
 /// # Handing out, and marking
 ///
@@ -79,10 +103,7 @@ pub trait ReadOnly<'w>: Fetch<'w> + Copy {}
 /// (a packed walk, a `for` loop over one, a parallel walk) first take the
 /// marking out of the fetch with [`take_marks`](Self::take_marks), and mark
 /// what they handed out themselves.
-pub trait Access<'w>: Sized {
-    /// What one entity yields, borrowed from the fetch for `'a`.
-    type Item<'a>;
-
+pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
     /// Where [`find`](Self::find) found one entity's items, for
     /// [`fetch`](Self::fetch) to take them from: a slot per column (`()` for
     /// a filter), in a tuple for a tuple.
@@ -215,7 +236,7 @@ pub trait Access<'w>: Sized {
 /// now, or as it is dropped. `()` (no written tracked column) does nothing
 /// and has nothing to drop, so a walk that holds it keeps no borrow alive
 /// to its end.
-pub trait Marks {
+pub(crate) trait Marks {
     /// `false` if there is nothing to mark (no written tracked column).
     const ANY: bool;
 
@@ -294,7 +315,7 @@ impl_marks!(M0, M1, M2, M3, M4, M5, M6, M7, M8, M9, M10, M11);
 /// outlive each step, in safe code: in dense order if it drives (the
 /// driver's order), or taken out of a table by handle, each at most once,
 /// if another column drives.
-pub trait Cursor {
+pub(crate) trait Cursor {
     /// What one entity yields.
     type Item;
 
@@ -371,8 +392,11 @@ pub(crate) fn run(entities: &[Entity], driver: &[Entity], slots: Range<usize>) -
     run
 }
 
-impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
+impl<'w, C: 'static, K: Track> FetchItem<'w> for &'w SparseMap<C, K> {
     type Item<'a> = &'w C;
+}
+
+impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     type Found = usize;
     type Rows = &'w [C];
     type Cursor = Self;
@@ -461,8 +485,11 @@ impl<'w, C: 'static, K: Track> ReadOnly<'w> for &'w SparseMap<C, K> {}
 /// and `$take_marks` make.
 macro_rules! impl_written_column {
     ($view:ident, $cursor:ident, $into_cursor:expr, $marks:ty, $take_marks:expr) => {
-        impl<'w, C: 'static> Access<'w> for $view<'w, C> {
+        impl<'w, C: 'static> FetchItem<'w> for $view<'w, C> {
             type Item<'a> = &'a mut C;
+        }
+
+        impl<'w, C: 'static> Access<'w> for $view<'w, C> {
             type Found = usize;
             type Rows = &'w mut [C];
             type Cursor = $cursor<'w, C>;
@@ -575,8 +602,11 @@ impl<'w, C> Cursor for WriterCursor<'w, C> {
     }
 }
 
-impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
+impl<'w, F: Access<'w>> FetchItem<'w> for Maybe<F> {
     type Item<'a> = Option<F::Item<'a>>;
+}
+
+impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
     type Found = Option<F::Found>;
     type Rows = MaybeRows<F::Rows>;
     type Cursor = MaybeCursor<F::Cursor>;
@@ -681,8 +711,11 @@ impl<C: Cursor> Cursor for MaybeCursor<C> {
 
 impl<'w, F: ReadOnly<'w>> ReadOnly<'w> for Maybe<F> {}
 
-impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
+impl<'w, C: 'static, K: Track> FetchItem<'w> for With<&'w SparseMap<C, K>> {
     type Item<'a> = ();
+}
+
+impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     type Found = ();
     type Rows = Units<'w>;
     type Cursor = Self;
@@ -757,8 +790,11 @@ impl<C, K: Track> Cursor for With<&SparseMap<C, K>> {
 
 impl<'w, C: 'static, K: Track> ReadOnly<'w> for With<&'w SparseMap<C, K>> {}
 
-impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
+impl<'w, C: 'static, K: Track> FetchItem<'w> for Without<&'w SparseMap<C, K>> {
     type Item<'a> = ();
+}
+
+impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
     type Found = ();
     type Rows = NoRows;
     type Cursor = Self;
@@ -831,9 +867,12 @@ impl<'w, C: 'static, K: Track> ReadOnly<'w> for Without<&'w SparseMap<C, K>> {}
 
 macro_rules! impl_tuples {
     ($($f:ident $x:ident),+) => {
+        impl<'w, $($f: Access<'w>),+> FetchItem<'w> for ($($f,)+) {
+            type Item<'a> = ($($f::Item<'a>,)+);
+        }
+
         #[allow(non_snake_case)]
         impl<'w, $($f: Access<'w>),+> Access<'w> for ($($f,)+) {
-            type Item<'a> = ($($f::Item<'a>,)+);
             type Found = ($($f::Found,)+);
             type Rows = Rows<($($f::Rows,)+)>;
             type Cursor = ($($f::Cursor,)+);

@@ -70,9 +70,9 @@ mod rows;
 pub(crate) mod terms;
 
 pub use changed::{ChangedMut, ChangedRef};
-pub use fetch::{Fetch, IntoFetch, ReadOnly, Writable};
+pub use fetch::{Fetch, FetchItem, IntoFetch, ReadOnly, Writable};
 pub use filters::{Added, Changed, Maybe, Or, With, Without};
 pub use iter::QueryIter;
 pub use join::{join, Join};
 pub use or::Filter;
-pub use terms::{Query, QueryMut, QueryParts, QueryTerm};
+pub use terms::{Query, QueryItem, QueryMut, QueryParts, QueryTerm};

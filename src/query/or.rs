@@ -6,7 +6,7 @@
 
 use core::ops::Range;
 
-use super::fetch::{Access, Cursor, IntoFetch, ReadOnly};
+use super::fetch::{Access, Cursor, FetchItem, IntoFetch, ReadOnly};
 use super::filters::{Or, With, Without};
 use super::plan::Planner;
 use super::rows::NoRows;
@@ -33,9 +33,12 @@ macro_rules! impl_or {
 
         impl<'w, $($f: Filter<'w>),+> ReadOnly<'w> for Or<($($f,)+)> {}
 
+        impl<'w, $($f: Filter<'w>),+> FetchItem<'w> for Or<($($f,)+)> {
+            type Item<'a> = ();
+        }
+
         #[allow(non_snake_case)]
         impl<'w, $($f: Filter<'w>),+> Access<'w> for Or<($($f,)+)> {
-            type Item<'a> = ();
             type Found = ();
             type Rows = NoRows;
             type Cursor = Or<($($f::Cursor,)+)>;

@@ -365,6 +365,27 @@ pub trait QueryMut<'w, W: Storages + 'w>: QueryParts<'w, W> + DistinctTerms<W> {
 
 impl<'w, W: Storages + 'w, Q: QueryParts<'w, W> + DistinctTerms<W>> QueryMut<'w, W> for Q {}
 
+/// What the query `Q` over the world `W` yields for one entity: the
+/// `(&mut A, &B)` of a `(&mut A, &B)` query. What
+/// [`World::get_many`](crate::World::get_many) returns.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::query::QueryItem;
+///
+/// struct A(i32);
+/// struct B(i32);
+/// world! { struct Game<A, B>; }
+///
+/// let mut world = Game::new();
+/// let e = world.spawn_with((A(1), B(2)));
+/// let item: Option<QueryItem<'_, Game, (&mut A, &B)>> = world.get_many::<(&mut A, &B)>(e);
+/// let (a, b) = item.unwrap();
+/// a.0 += b.0;
+/// ```
+pub type QueryItem<'w, W, Q> =
+    <<Q as QueryParts<'w, W>>::Fetch as crate::query::fetch::FetchItem<'w>>::Item<'w>;
+
 /// How a mutable query takes its storages from a world: the interface of
 /// [`QueryMut`]. Sealed. `Q::Fetch` is the query's [`Fetch`].
 pub trait QueryParts<'w, W: Storages + 'w> {

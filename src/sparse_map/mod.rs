@@ -32,7 +32,8 @@ use mark::{Mark, MarkSlot};
 use pages::EMPTY;
 use set::SparseSet;
 pub(crate) use view::Order;
-pub use view::{ChangedCursor, TrackedCursor, TrackedMarks, TrackedViewMut, ViewMut};
+pub(crate) use view::{ChangedCursor, TrackedCursor, TrackedMarks};
+pub use view::{TrackedViewMut, ViewMut};
 
 /// The storage of one component type: which entities have a `T`, and their
 /// values, packed.

@@ -246,7 +246,7 @@ impl<W: Storages, C: TrackedColumn<W> + 'static> WriteParam<W> for Seen<C> {
     }
 
     /// A new run: its looks start where the last run's look ended, and the
-    /// log keeps the removals from there on (see [`Log`](crate::log)). A
+    /// log keeps the removals from there on (see `log.rs`). A
     /// log of another identity than the last one looked at (a new world,
     /// a loaded one, a replaced storage) is seen whole.
     fn prepare(state: &mut Seen<C>, world: &mut W) {

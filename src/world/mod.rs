@@ -25,7 +25,7 @@ use crate::group::Group;
 use crate::in_step;
 use crate::indices::NEEDS_REQUIRED;
 use crate::query::fetch::Access;
-use crate::query::{Join, Query, QueryIter, QueryParts};
+use crate::query::{Join, Query, QueryItem, QueryIter, QueryParts};
 use crate::structural::{self, batch, despawn, OnPresent};
 use crate::world::storages::TrackedColumn;
 use crate::{Contains, Entity, SparseMap};
@@ -1159,7 +1159,7 @@ pub trait World: Storages {
     fn get_many<'w, Q: QueryParts<'w, Self>>(
         &'w mut self,
         entity: Entity,
-    ) -> Option<<Q::Fetch as Access<'w>>::Item<'w>> {
+    ) -> Option<QueryItem<'w, Self, Q>> {
         let () = Q::EACH_COMPONENT_ONCE;
         let () = Q::ONE_REQUIRED;
         // A storage out of step may hold values of dead entities: only read.

@@ -252,7 +252,7 @@ pub trait TrackedColumn<W: Storages>: Column<W, Track = Tracked> {}
     label = "not a group of `{W}`",
     note = "a group lists 2 to 8 distinct components of `{W}`, as in `group (Position, Velocity);`"
 )]
-pub trait Packing<W: Storages> {
+pub(crate) trait Packing<W: Storages> {
     /// The storage index of each component, in the group's order.
     const INDICES: &'static [usize];
 
