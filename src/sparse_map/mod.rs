@@ -508,7 +508,10 @@ impl<T, K: Track> SparseMap<T, K> {
     /// sitting inside one: a loop of removals then runs the plain one (LLVM
     /// unswitches the loop on it), with no more instructions than before
     /// storages had stamps.
-
+    ///
+    /// Always inlined, as are `insert`, `insert_new` and `remove`: each is
+    /// called from several places of the structural path, and LLVM left
+    /// them out of line there (a third of an add or a removal).
     #[inline(always)]
     pub(crate) fn remove_in(&mut self, entity: Entity, entities: &EntityAllocator) -> Option<T> {
         let (slot, value) = if self.is_synced(entities.stamp()) {
