@@ -89,6 +89,7 @@ mod hooks {
         /// Starts the world's view afresh (see `World::clear_changes`).
         fn clear(&mut self);
         /// A load starts clean: nothing changed in the world's view.
+        #[cfg(feature = "serde")]
         fn loaded(&mut self) {
             self.clear();
         }
