@@ -48,6 +48,7 @@
 //! ([`World::clear_changes`](crate::World::clear_changes)) and each
 //! system's [`Seen`](crate::system::Seen).
 
+#[cfg(any(test, feature = "testing", feature = "serde"))]
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -83,6 +84,7 @@ mod hooks {
         /// stored.
         fn removed_all(&mut self, entities: &[Entity]);
         /// Checks the log against the storage's entities.
+        #[cfg(any(test, feature = "testing", feature = "serde"))]
         fn check(&self, dense: &[Entity]) -> Result<(), String>;
         /// Starts a new stamp (see [`ChangeLog::tick`](super::ChangeLog)).
         fn tick(&mut self);
@@ -152,6 +154,7 @@ impl Hooks for Untracked {
     fn swapped(&mut self, _: usize, _: usize) {}
     #[inline(always)]
     fn removed_all(&mut self, _: &[Entity]) {}
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
     fn check(&self, _: &[Entity]) -> Result<(), String> {
         Ok(())
     }
@@ -232,6 +235,7 @@ impl Hooks for Tracked {
     fn removed_all(&mut self, entities: &[Entity]) {
         self.log.removed_all(entities);
     }
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
     fn check(&self, dense: &[Entity]) -> Result<(), String> {
         self.log.check(dense)
     }
@@ -650,6 +654,7 @@ impl ChangeLog {
         self.slots.truncate(kept);
     }
 
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
     fn check(&self, dense: &[Entity]) -> Result<(), String> {
         use alloc::format;
         if self.latest.len() != dense.len() || self.added.len() != dense.len() {

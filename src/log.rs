@@ -155,6 +155,7 @@ impl<T> Log<T> {
     }
 
     /// The keys of the entries, oldest first (for checks).
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
     pub(crate) fn keys(&self) -> &[u64] {
         &self.keys
     }

@@ -208,6 +208,7 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
     /// Splits the written column into its slots `..mid` and `mid..` of the
     /// walk's driver (which is that column); read columns are shared. Only
     /// called when the plan has a writer walk.
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))] // `par_for_each` only
     fn split_at(self, mid: usize) -> (Self, Self);
 
     /// Tells each column which entities drive the walk about to start (the
@@ -238,11 +239,13 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
 /// to its end.
 pub(crate) trait Marks {
     /// `false` if there is nothing to mark (no written tracked column).
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))] // `par_for_each` only
     const ANY: bool;
 
     /// Marks the values in `slots` of every written tracked column (the
     /// columns of a packed walk, or the one driving a parallel walk, hold
     /// the same entities in those slots).
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))] // `par_for_each` only
     fn mark(&mut self, slots: Range<usize>);
 
     /// `count` more of the first slots were handed out: the first slots

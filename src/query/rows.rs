@@ -15,6 +15,7 @@ use crate::Entity;
 /// Splits a dense row set in two at `mid`, for parallel iteration.
 pub trait SplitRows: Sized {
     /// The rows `..mid` and `mid..`.
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))] // `par_for_each` only
     fn split_at(self, mid: usize) -> (Self, Self);
 }
 
