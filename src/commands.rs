@@ -14,7 +14,7 @@ use crate::entity::RESERVATION_LIMIT;
 use crate::in_step;
 use crate::seal::TOKEN;
 use crate::structural::{self, OnPresent};
-use crate::world::storages::{Column, ColumnOf, EachStorage, Storages};
+use crate::world::storages::{Column, ColumnAccess, EachStorage, Storages};
 use crate::{Contains, Entity};
 
 // Applying takes each command out of its queue, and out of `len`, before
@@ -50,14 +50,20 @@ fn apply_queues<W: Storages>(world: &mut W, commands: &mut Commands<W>) {
             }
         }
     }
-    world.each(&mut ApplyQueues {
-        commands: &mut *commands,
-        additions: false,
-    });
-    world.each(&mut ApplyQueues {
-        commands,
-        additions: true,
-    });
+    world.each(
+        &mut ApplyQueues {
+            commands: &mut *commands,
+            additions: false,
+        },
+        TOKEN,
+    );
+    world.each(
+        &mut ApplyQueues {
+            commands,
+            additions: true,
+        },
+        TOKEN,
+    );
 }
 
 /// Applies the removals queued for `C` in a command buffer, in the order
@@ -69,12 +75,12 @@ fn apply_removals<W: Contains<C>, C: Column<W>>(world: &mut W, commands: &mut Co
         len,
         ..
     } = commands;
-    let queue = C::queue(queues);
+    let queue = C::queue(queues, TOKEN);
     while let Some(entity) = queue.removes.pop_front() {
         *len -= 1;
         match progress
             .resolve(entity)
-            .filter(|&real| world.allocator().is_alive(real))
+            .filter(|&real| world.allocator(TOKEN).is_alive(real))
         {
             Some(real) => drop(structural::remove::<W, C>(world, real)),
             None => progress.reject(
@@ -96,7 +102,7 @@ fn apply_additions<W: Contains<C>, C: Column<W>>(world: &mut W, commands: &mut C
         len,
         ..
     } = commands;
-    let queue = C::queue(queues);
+    let queue = C::queue(queues, TOKEN);
     while let Some((entity, value, replace)) = queue.adds.pop_front() {
         *len -= 1;
         let on_present = if replace {
@@ -106,7 +112,7 @@ fn apply_additions<W: Contains<C>, C: Column<W>>(world: &mut W, commands: &mut C
         };
         let (value, reason) = match progress
             .resolve(entity)
-            .filter(|&real| world.allocator().is_alive(real))
+            .filter(|&real| world.allocator(TOKEN).is_alive(real))
         {
             Some(real) => match structural::add::<W, C>(world, real, value, on_present) {
                 // The world is consistent before the old value is dropped.
@@ -376,7 +382,7 @@ impl<W: Storages> Commands<W> {
     where
         W: Contains<C>,
     {
-        <W as ColumnOf<C>>::queue(&mut self.queues).push_add(entity, component);
+        <W as ColumnAccess<C>>::queue(&mut self.queues).push_add(entity, component);
         self.len += 1;
     }
 
@@ -401,7 +407,7 @@ impl<W: Storages> Commands<W> {
     where
         W: Contains<C>,
     {
-        <W as ColumnOf<C>>::queue(&mut self.queues).push_insert(entity, component);
+        <W as ColumnAccess<C>>::queue(&mut self.queues).push_insert(entity, component);
         self.len += 1;
     }
 
@@ -423,7 +429,7 @@ impl<W: Storages> Commands<W> {
     where
         W: Contains<C>,
     {
-        <W as ColumnOf<C>>::queue(&mut self.queues)
+        <W as ColumnAccess<C>>::queue(&mut self.queues)
             .removes
             .push_back(entity);
         self.len += 1;
@@ -521,7 +527,7 @@ impl<W: Storages> Commands<W> {
         // At most as many as the world can still make.
         let _ = progress
             .spawned
-            .try_reserve(missing.min(world.allocator().spawnable()));
+            .try_reserve(missing.min(world.allocator(TOKEN).spawnable()));
         while progress.made.len() < self.reserved {
             let ordinal = progress.made.len();
             self.len -= 1;

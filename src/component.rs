@@ -3,7 +3,8 @@
 //! the world, the bound to write in generic code) and [`Bundle`] (several
 //! components to spawn an entity with).
 
-use crate::world::storages::{Column, ColumnOf, Storages};
+use crate::seal::TOKEN;
+use crate::world::storages::{Column, ColumnAccess, Storages};
 use crate::SparseMap;
 
 /// Says that `Self` is a component of the world `W`, and where `W` keeps it.
@@ -90,16 +91,10 @@ pub trait Component<W: Storages>: Column<W> {
     label = "`{Self}` has no storage for `{C}`",
     note = "add `{C}` to the component list in the `world!` declaration of `{Self}`"
 )]
-pub trait Contains<C>: ColumnOf<C> {
+pub trait Contains<C>: ColumnAccess<C> {
     /// The position of `C`'s storage among the world's fields, counting from
     /// 0 ([`Component::INDEX`]).
     const INDEX: usize;
-
-    /// The storage of `C`. Prefer [`World::storage`](crate::World::storage), which reads better.
-    fn sparse_map(&self) -> &SparseMap<C, Self::Track>;
-
-    /// The storage of `C`, mutably. Prefer [`World::storage_mut`](crate::World::storage_mut).
-    fn sparse_map_mut(&mut self) -> &mut SparseMap<C, Self::Track>;
 }
 
 impl<W: Storages, C: Column<W>> Component<W> for C {
@@ -107,27 +102,17 @@ impl<W: Storages, C: Column<W>> Component<W> for C {
 
     #[inline]
     fn storage(world: &W) -> &SparseMap<Self, Self::Track> {
-        C::field(world)
+        C::field(world, TOKEN)
     }
 
     #[inline]
     fn storage_mut(world: &mut W) -> &mut SparseMap<Self, Self::Track> {
-        C::field_mut(world)
+        C::field_mut(world, TOKEN)
     }
 }
 
 impl<W: Storages, C: Column<W>> Contains<C> for W {
     const INDEX: usize = C::FIELD;
-
-    #[inline]
-    fn sparse_map(&self) -> &SparseMap<C, Self::Track> {
-        C::field(self)
-    }
-
-    #[inline]
-    fn sparse_map_mut(&mut self) -> &mut SparseMap<C, Self::Track> {
-        C::field_mut(self)
-    }
 }
 
 /// A set of components to spawn an entity with: a tuple of up to 16

@@ -10,6 +10,7 @@
 //! write the whole storage; and the read-only views below skip entries of
 //! dead entities.
 
+use crate::seal::TOKEN;
 use crate::world::storages::{Column, EachStorage, EachStorageRef, Storages};
 use crate::Contains;
 
@@ -17,7 +18,7 @@ use crate::Contains;
 /// when it already is.
 #[inline]
 pub(crate) fn sync<W: Contains<C>, C>(world: &mut W) {
-    if !world.sparse_map().is_synced(world.allocator().stamp()) {
+    if !world.sparse_map().is_synced(world.allocator(TOKEN).stamp()) {
         forget_dead::<W, C>(world);
     }
 }
@@ -30,7 +31,7 @@ pub(crate) fn sync<W: Contains<C>, C>(world: &mut W) {
 #[cold]
 #[inline(never)]
 fn forget_dead<W: Contains<C>, C>(world: &mut W) {
-    let entities = world.allocator();
+    let entities = world.allocator(TOKEN);
     let dead = world
         .sparse_map()
         .dead_entries(|entity| entities.is_alive(entity));
@@ -51,7 +52,7 @@ pub(crate) fn sync_all<W: Storages>(world: &mut W) {
         #[inline]
         fn visit<C: Column<W>>(&mut self, world: &W) {
             // `|`, not `||`: no branch per storage.
-            self.stale |= !C::field(world).is_synced(world.allocator().stamp());
+            self.stale |= !C::field(world, TOKEN).is_synced(world.allocator(TOKEN).stamp());
         }
     }
     struct Resync;
@@ -65,10 +66,10 @@ pub(crate) fn sync_all<W: Storages>(world: &mut W) {
     #[cold]
     #[inline(never)]
     fn resync_all<W: Storages>(world: &mut W) {
-        world.each(&mut Resync);
+        world.each(&mut Resync, TOKEN);
     }
     let mut any = AnyStale { stale: false };
-    world.each_ref(&mut any);
+    world.each_ref(&mut any, TOKEN);
     if any.stale {
         resync_all(world);
     }
@@ -79,7 +80,7 @@ pub(crate) fn sync_all<W: Storages>(world: &mut W) {
 /// alive.
 #[inline]
 pub(crate) fn live_len<W: Contains<C>, C>(world: &W) -> usize {
-    let (entities, storage) = (world.allocator(), world.sparse_map());
+    let (entities, storage) = (world.allocator(TOKEN), world.sparse_map());
     if storage.is_synced(entities.stamp()) {
         storage.len()
     } else {
@@ -93,7 +94,7 @@ pub(crate) fn live_len<W: Contains<C>, C>(world: &W) -> usize {
 /// sees it (see [`live_len`]).
 #[inline]
 pub(crate) fn dense_slot<W: Contains<C>, C>(world: &W, index: usize) -> Option<usize> {
-    let (entities, storage) = (world.allocator(), world.sparse_map());
+    let (entities, storage) = (world.allocator(TOKEN), world.sparse_map());
     if storage.is_synced(entities.stamp()) {
         (index < storage.len()).then_some(index)
     } else {

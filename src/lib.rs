@@ -219,16 +219,15 @@ pub mod prelude {
 pub mod __private {
     pub use ::core;
     pub use ::paste::paste;
-    pub use ::static_assertions;
     pub use alloc::string::String;
     pub use alloc::vec::Vec;
 
     pub use crate::change::TrackKind;
-    pub use crate::component::DistinctComponents;
     pub use crate::deferred::queue::Queue;
     pub use crate::group::upkeep::refresh_groups;
     pub use crate::indices::{all_distinct, digit, field_index, is_listed, Differ, Id, ID_DIGITS};
-    pub use crate::query::terms::{DistinctTerms, QueryParts, TermId};
+    pub use crate::query::terms::{DistinctTerms, QueryParts};
+    pub use crate::seal::Token;
     pub use crate::structural::batch::extend;
     pub use crate::system::access::Target;
     pub use crate::system::param::Source;

@@ -205,10 +205,13 @@ where
             }
         }
     }
-    world.each_group(&mut Entered::<E, B> {
-        entities,
-        bundle: core::marker::PhantomData,
-    });
+    world.each_group(
+        &mut Entered::<E, B> {
+            entities,
+            bundle: core::marker::PhantomData,
+        },
+        TOKEN,
+    );
 }
 
 /// Before `entity` loses the components of the bundle `B`: each group
@@ -227,10 +230,13 @@ pub(crate) fn leaving<W: Storages, B: BundleParts<W>>(world: &mut W, entity: Ent
             }
         }
     }
-    world.each_group(&mut Leaving::<B> {
-        entity,
-        bundle: core::marker::PhantomData,
-    });
+    world.each_group(
+        &mut Leaving::<B> {
+            entity,
+            bundle: core::marker::PhantomData,
+        },
+        TOKEN,
+    );
 }
 
 /// Before `entity` loses every component: every group lets it out.
@@ -243,7 +249,7 @@ pub(crate) fn leaving_all<W: Storages>(world: &mut W, entity: Entity) {
             G::leave(world, self.0, TOKEN);
         }
     }
-    world.each_group(&mut LeavingAll(entity));
+    world.each_group(&mut LeavingAll(entity), TOKEN);
 }
 
 /// Rebuilds every group that is not trusted (see the module docs).
@@ -258,7 +264,7 @@ pub(crate) fn refresh<W: Storages>(world: &mut W) {
             }
         }
     }
-    world.each_group(&mut Refresh);
+    world.each_group(&mut Refresh, TOKEN);
 }
 
 /// Checks the invariant of every trusted group (see the `World` docs,
@@ -274,7 +280,7 @@ pub(crate) fn check<W: Storages>(world: &W) -> Result<(), alloc::string::String>
         }
     }
     let mut check = Check(Ok(()));
-    world.each_group_ref(&mut check);
+    world.each_group_ref(&mut check, TOKEN);
     check.0
 }
 

@@ -3,6 +3,7 @@
 
 use super::GroupMark;
 use crate::seal::{Token, TOKEN};
+use crate::world::storages::ColumnAccess;
 use crate::world::storages::{Packing, Storages};
 use crate::{Contains, Entity};
 
@@ -20,15 +21,15 @@ macro_rules! impl_group {
             fn len(world: &W) -> Option<usize> {
                 // Trusted: every storage is in step with the world and
                 // carries a mark of one packing.
-                let synced = world.allocator().stamp();
-                let first = <W as Contains<$first>>::sparse_map(world);
+                let synced = world.allocator(TOKEN).stamp();
+                let first = <W as ColumnAccess<$first>>::sparse_map(world);
                 let mark = GroupMark::of(first.mark());
                 let agree = mark.stamp != 0
                     && mark.size == $size
                     && mark.member == 0
                     && first.is_synced(synced)
                     $(&& {
-                        let other = <W as Contains<$rest>>::sparse_map(world);
+                        let other = <W as ColumnAccess<$rest>>::sparse_map(world);
                         let other_mark = GroupMark::of(other.mark());
                         other_mark.agrees_with(mark) && other_mark.member == $member && other.is_synced(synced)
                     })+;
@@ -40,16 +41,16 @@ macro_rules! impl_group {
                 $(crate::in_step::sync::<W, $rest>(world);)+
                 let stamp = crate::unique::next();
                 let mut len = 0;
-                let count = <W as Contains<$first>>::sparse_map(world).len();
+                let count = <W as ColumnAccess<$first>>::sparse_map(world).len();
                 for slot in 0..count {
-                    let entity = <W as Contains<$first>>::sparse_map(world).entities()[slot];
+                    let entity = <W as ColumnAccess<$first>>::sparse_map(world).entities()[slot];
                     $(
-                        let Some($rest) = <W as Contains<$rest>>::sparse_map(world).index_of(entity) else {
+                        let Some($rest) = <W as ColumnAccess<$rest>>::sparse_map(world).index_of(entity) else {
                             continue;
                         };
                     )+
-                    <W as Contains<$first>>::sparse_map_mut(world).swap_slots(slot, len);
-                    $(<W as Contains<$rest>>::sparse_map_mut(world).swap_slots($rest, len);)+
+                    <W as ColumnAccess<$first>>::sparse_map_mut(world).swap_slots(slot, len);
+                    $(<W as ColumnAccess<$rest>>::sparse_map_mut(world).swap_slots($rest, len);)+
                     len += 1;
                 }
                 let mark = |member| GroupMark {
@@ -58,8 +59,8 @@ macro_rules! impl_group {
                     size: $size,
                     member,
                 };
-                <W as Contains<$first>>::sparse_map_mut(world).set_mark(mark(0).to_mark());
-                $(<W as Contains<$rest>>::sparse_map_mut(world).set_mark(mark($member).to_mark());)+
+                <W as ColumnAccess<$first>>::sparse_map_mut(world).set_mark(mark(0).to_mark());
+                $(<W as ColumnAccess<$rest>>::sparse_map_mut(world).set_mark(mark($member).to_mark());)+
                 len
             }
 
@@ -72,25 +73,25 @@ macro_rules! impl_group {
                 };
                 // Usually the entity was just pushed right after the group
                 // in every storage: then the group only grows.
-                let at_end = <W as Contains<$first>>::sparse_map(world).entities().get(len) == Some(&entity)
-                    $(&& <W as Contains<$rest>>::sparse_map(world).entities().get(len) == Some(&entity))+;
+                let at_end = <W as ColumnAccess<$first>>::sparse_map(world).entities().get(len) == Some(&entity)
+                    $(&& <W as ColumnAccess<$rest>>::sparse_map(world).entities().get(len) == Some(&entity))+;
                 if at_end {
                     Self::set_len(world, len + 1, TOKEN);
                     return;
                 }
-                let Some($first) = <W as Contains<$first>>::sparse_map(world).index_of(entity) else {
+                let Some($first) = <W as ColumnAccess<$first>>::sparse_map(world).index_of(entity) else {
                     return;
                 };
                 if $first < len {
                     return; // already grouped
                 }
                 $(
-                    let Some($rest) = <W as Contains<$rest>>::sparse_map(world).index_of(entity) else {
+                    let Some($rest) = <W as ColumnAccess<$rest>>::sparse_map(world).index_of(entity) else {
                         return;
                     };
                 )+
-                <W as Contains<$first>>::sparse_map_mut(world).swap_slots($first, len);
-                $(<W as Contains<$rest>>::sparse_map_mut(world).swap_slots($rest, len);)+
+                <W as ColumnAccess<$first>>::sparse_map_mut(world).swap_slots($first, len);
+                $(<W as ColumnAccess<$rest>>::sparse_map_mut(world).swap_slots($rest, len);)+
                 Self::set_len(world, len + 1, TOKEN);
             }
 
@@ -100,7 +101,7 @@ macro_rules! impl_group {
                     Some(len) => len,
                     None => Self::rebuild(world, TOKEN),
                 };
-                let Some(slot) = <W as Contains<$first>>::sparse_map(world).index_of(entity) else {
+                let Some(slot) = <W as ColumnAccess<$first>>::sparse_map(world).index_of(entity) else {
                     return;
                 };
                 if slot >= len {
@@ -108,10 +109,10 @@ macro_rules! impl_group {
                 }
                 // A grouped entity sits at the same slot in every storage.
                 let last = len - 1;
-                <W as Contains<$first>>::sparse_map_mut(world).swap_slots(slot, last);
+                <W as ColumnAccess<$first>>::sparse_map_mut(world).swap_slots(slot, last);
                 $(
-                    debug_assert_eq!(<W as Contains<$rest>>::sparse_map(world).entities()[slot], entity);
-                    <W as Contains<$rest>>::sparse_map_mut(world).swap_slots(slot, last);
+                    debug_assert_eq!(<W as ColumnAccess<$rest>>::sparse_map(world).entities()[slot], entity);
+                    <W as ColumnAccess<$rest>>::sparse_map_mut(world).swap_slots(slot, last);
                 )+
                 Self::set_len(world, last, TOKEN);
             }
@@ -122,8 +123,8 @@ macro_rules! impl_group {
                     return false;
                 };
                 let after = len + count;
-                let whole = <W as Contains<$first>>::sparse_map(world).len() == after
-                    $(&& <W as Contains<$rest>>::sparse_map(world).len() == after)+;
+                let whole = <W as ColumnAccess<$first>>::sparse_map(world).len() == after
+                    $(&& <W as ColumnAccess<$rest>>::sparse_map(world).len() == after)+;
                 if whole {
                     Self::set_len(world, after, TOKEN);
                 }
@@ -132,8 +133,8 @@ macro_rules! impl_group {
 
             #[inline]
             fn set_len(world: &mut W, len: usize, _: Token) {
-                <W as Contains<$first>>::sparse_map_mut(world).set_mark_prefix(len);
-                $(<W as Contains<$rest>>::sparse_map_mut(world).set_mark_prefix(len);)+
+                <W as ColumnAccess<$first>>::sparse_map_mut(world).set_mark_prefix(len);
+                $(<W as ColumnAccess<$rest>>::sparse_map_mut(world).set_mark_prefix(len);)+
             }
 
             #[cfg(any(feature = "testing", feature = "serde"))]
@@ -141,12 +142,12 @@ macro_rules! impl_group {
                 let Some(len) = Self::len(world) else {
                     return Ok(());
                 };
-                let first = <W as Contains<$first>>::sparse_map(world).entities();
+                let first = <W as ColumnAccess<$first>>::sparse_map(world).entities();
                 if len > first.len() {
                     return Err("a group is longer than its first storage".into());
                 }
                 $(
-                    let $rest = <W as Contains<$rest>>::sparse_map(world).entities();
+                    let $rest = <W as ColumnAccess<$rest>>::sparse_map(world).entities();
                     if len > $rest.len() {
                         return Err("a group is longer than one of its storages".into());
                     }
@@ -155,7 +156,7 @@ macro_rules! impl_group {
                     }
                 )+
                 for &entity in &first[len..] {
-                    let complete = true $(&& <W as Contains<$rest>>::sparse_map(world).contains(entity))+;
+                    let complete = true $(&& <W as ColumnAccess<$rest>>::sparse_map(world).contains(entity))+;
                     if complete {
                         return Err(alloc::format!(
                             "{entity:?} has every component of a group but is not grouped"

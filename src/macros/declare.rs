@@ -177,21 +177,21 @@ macro_rules! __world_storages {
             const GROUPED: &'static [usize] = __GROUPED;
 
             #[inline]
-            fn allocator(&self) -> &$crate::EntityAllocator {
+            fn allocator(&self, _: $crate::__private::Token) -> &$crate::EntityAllocator {
                 &self.entities
             }
             #[inline]
-            fn allocator_mut(&mut self) -> &mut $crate::EntityAllocator {
+            fn allocator_mut(&mut self, _: $crate::__private::Token) -> &mut $crate::EntityAllocator {
                 &mut self.entities
             }
             #[inline]
-            fn parts(&mut self) -> __Parts<'_> {
+            fn parts(&mut self, _: $crate::__private::Token) -> __Parts<'_> {
                 __Parts {
                     $($field: $crate::__private::core::option::Option::Some(&mut self.$field),)+
                 }
             }
             #[inline]
-            fn borrows(&mut self) -> __Borrows<'_> {
+            fn borrows(&mut self, _: $crate::__private::Token) -> __Borrows<'_> {
                 __Borrows {
                     entities: &self.entities,
                     $($field: $crate::__private::Slot::Unique(&mut self.$field),)+
@@ -199,14 +199,14 @@ macro_rules! __world_storages {
                 }
             }
             #[inline]
-            fn borrowed_entities<'a>(borrows: &__Borrows<'a>) -> &'a $crate::EntityAllocator
+            fn borrowed_entities<'a>(borrows: &__Borrows<'a>, _: $crate::__private::Token) -> &'a $crate::EntityAllocator
             where
                 Self: 'a,
             {
                 borrows.entities
             }
             #[inline]
-            fn each<__V: $crate::__private::EachStorage<Self>>(&mut self, visitor: &mut __V) {
+            fn each<__V: $crate::__private::EachStorage<Self>>(&mut self, visitor: &mut __V, _: $crate::__private::Token) {
                 // A flat tuple, evaluated left to right: nesting one pair
                 // per component would overflow rustc's drop-check past
                 // about 130 components.
@@ -214,15 +214,15 @@ macro_rules! __world_storages {
                 visitor.done(self, outs);
             }
             #[inline]
-            fn each_ref<__V: $crate::__private::EachStorageRef<Self>>(&self, visitor: &mut __V) {
+            fn each_ref<__V: $crate::__private::EachStorageRef<Self>>(&self, visitor: &mut __V, _: $crate::__private::Token) {
                 $(visitor.visit::<$ty>(self);)+
             }
             #[inline]
-            fn each_group<__V: $crate::__private::EachGroup<Self>>(&mut self, visitor: &mut __V) {
+            fn each_group<__V: $crate::__private::EachGroup<Self>>(&mut self, visitor: &mut __V, _: $crate::__private::Token) {
                 __each_group(self, visitor);
             }
             #[inline]
-            fn each_group_ref<__V: $crate::__private::EachGroupRef<Self>>(&self, visitor: &mut __V) {
+            fn each_group_ref<__V: $crate::__private::EachGroupRef<Self>>(&self, visitor: &mut __V, _: $crate::__private::Token) {
                 __each_group_ref(self, visitor);
             }
         }
@@ -456,15 +456,15 @@ macro_rules! __world_components {
                 >;
 
                 #[inline]
-                fn field(world: &$name) -> &$crate::__private::StorageIn<$name, $ty> {
+                fn field(world: &$name, _: $crate::__private::Token) -> &$crate::__private::StorageIn<$name, $ty> {
                     &world.$field
                 }
                 #[inline]
-                fn field_mut(world: &mut $name) -> &mut $crate::__private::StorageIn<$name, $ty> {
+                fn field_mut(world: &mut $name, _: $crate::__private::Token) -> &mut $crate::__private::StorageIn<$name, $ty> {
                     &mut world.$field
                 }
                 #[inline]
-                fn take<'a>(parts: &mut __Parts<'a>) -> &'a mut $crate::__private::StorageIn<$name, $ty>
+                fn take<'a>(parts: &mut __Parts<'a>, _: $crate::__private::Token) -> &'a mut $crate::__private::StorageIn<$name, $ty>
                 where
                     $name: 'a,
                 {
@@ -473,6 +473,7 @@ macro_rules! __world_components {
                 #[inline]
                 fn slot<'a, 'b>(
                     borrows: &'b mut __Borrows<'a>,
+                    _: $crate::__private::Token,
                 ) -> &'b mut $crate::__private::Slot<'a, $crate::__private::StorageIn<$name, $ty>>
                 where
                     $name: 'a, // early-bound, as in the trait
@@ -480,11 +481,11 @@ macro_rules! __world_components {
                     &mut borrows.$field
                 }
                 #[inline]
-                fn queue(queues: &mut __Queues) -> &mut $crate::__private::Queue<$ty> {
+                fn queue(queues: &mut __Queues, _: $crate::__private::Token) -> &mut $crate::__private::Queue<$ty> {
                     &mut queues.$field
                 }
                 #[inline]
-                fn split(world: &mut $name) -> (&$crate::EntityAllocator, &mut $crate::__private::StorageIn<$name, $ty>) {
+                fn split(world: &mut $name, _: $crate::__private::Token) -> (&$crate::EntityAllocator, &mut $crate::__private::StorageIn<$name, $ty>) {
                     (&world.entities, &mut world.$field)
                 }
             }

@@ -8,8 +8,9 @@ use super::filters::{Added, Changed, Maybe, With, Without};
 use crate::change::Tracked;
 use crate::in_step;
 use crate::indices::{all_distinct_lists, Indices, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
+use crate::seal::TOKEN;
 use crate::world::storages::TrackedColumn;
-use crate::world::storages::{Column, ColumnOf, Storages};
+use crate::world::storages::{Column, ColumnAccess, ColumnOf, Storages};
 use crate::{Contains, SparseMap};
 
 /// A read-only query over a world `W`: `&C`, `Option<&C>`, [`With<C>`] or
@@ -103,7 +104,7 @@ macro_rules! impl_change_terms {
 
             #[inline]
             fn fetch(world: &'w W) -> Self::Fetch {
-                let map = C::field(world);
+                let map = C::field(world, TOKEN);
                 ChangedRef::new(map, map.log().world_view(), $added)
             }
         }
@@ -133,7 +134,7 @@ macro_rules! impl_change_terms {
 
             #[inline]
             fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
-                let map: &'w crate::SparseMap<C, Tracked> = C::take(parts);
+                let map: &'w crate::SparseMap<C, Tracked> = C::take(parts, TOKEN);
                 ChangedRef::new(map, map.log().world_view(), $added)
             }
 
@@ -144,7 +145,7 @@ macro_rules! impl_change_terms {
 
             #[inline]
             fn in_step(world: &W) -> bool {
-                world.sparse_map().is_synced(world.allocator().stamp())
+                world.sparse_map().is_synced(world.allocator(TOKEN).stamp())
             }
         }
 
@@ -159,7 +160,7 @@ macro_rules! impl_change_terms {
 
             #[inline]
             fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
-                let map: &'w mut crate::SparseMap<C, Tracked> = C::take(parts);
+                let map: &'w mut crate::SparseMap<C, Tracked> = C::take(parts, TOKEN);
                 let window = map.log().world_view();
                 ChangedMut::new(map, window, $added)
             }
@@ -171,7 +172,7 @@ macro_rules! impl_change_terms {
 
             #[inline]
             fn in_step(world: &W) -> bool {
-                world.sparse_map().is_synced(world.allocator().stamp())
+                world.sparse_map().is_synced(world.allocator(TOKEN).stamp())
             }
         }
     )+};
@@ -297,7 +298,7 @@ macro_rules! impl_query_term {
 
             #[inline]
             fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
-                FromStorage::from_storage(<W as ColumnOf<C>>::take(parts))
+                FromStorage::from_storage(<W as ColumnAccess<C>>::take(parts))
             }
 
             #[inline]
@@ -307,7 +308,7 @@ macro_rules! impl_query_term {
 
             #[inline]
             fn in_step(world: &W) -> bool {
-                world.sparse_map().is_synced(world.allocator().stamp())
+                world.sparse_map().is_synced(world.allocator(TOKEN).stamp())
             }
         }
     )+};
@@ -387,8 +388,10 @@ pub type QueryItem<'w, W, Q> =
     <<Q as QueryParts<'w, W>>::Fetch as crate::query::fetch::FetchItem<'w>>::Item<'w>;
 
 /// How a mutable query takes its storages from a world: the interface of
-/// [`QueryMut`]. Sealed. `Q::Fetch` is the query's [`Fetch`].
-pub trait QueryParts<'w, W: Storages + 'w> {
+/// [`QueryMut`]. Sealed: implemented by this crate's terms only (`&C`,
+/// `&mut C`, `Option<…>`, [`With`], [`Without`], [`Changed`], [`Added`],
+/// [`Or`](super::filters::Or) and tuples). `Q::Fetch` is the query's [`Fetch`].
+pub trait QueryParts<'w, W: Storages + 'w>: crate::seal::Sealed {
     /// The borrowed storages.
     type Fetch: Fetch<'w>;
 
@@ -452,3 +455,11 @@ impl_query_mut_tuples!(Q0, Q1, Q2, Q3, Q4);
 impl_query_mut_tuples!(Q0, Q1, Q2, Q3, Q4, Q5);
 impl_query_mut_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6);
 impl_query_mut_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7);
+
+// The terms, sealed (`&T`, `&mut T` and tuples are sealed by `system`).
+impl<T> crate::seal::Sealed for Option<T> {}
+impl<T> crate::seal::Sealed for With<T> {}
+impl<T> crate::seal::Sealed for Without<T> {}
+impl<T> crate::seal::Sealed for Changed<T> {}
+impl<T> crate::seal::Sealed for Added<T> {}
+impl<T> crate::seal::Sealed for super::filters::Or<T> {}

@@ -81,10 +81,13 @@ where
 {
     // A guess, from the iterator: never more than the world can still
     // spawn, and never failing (a size hint may be wrong, or huge).
-    let expected = bundles.size_hint().0.min(world.allocator().spawnable());
+    let expected = bundles
+        .size_hint()
+        .0
+        .min(world.allocator(TOKEN).spawnable());
     // Once for the batch: nothing can replace a storage until it returns.
     crate::in_step::sync_all(world);
-    world.allocator_mut().reserve_guess(expected);
+    world.allocator_mut(TOKEN).reserve_guess(expected);
     B::reserve(world, expected, TOKEN);
     let mut pending = Pending::<W, B, S> {
         world,
@@ -97,7 +100,7 @@ where
     // Each bundle takes one free index. A plain loop: internal iteration
     // through `by_ref()` kept the iterator's state in memory, and measured
     // about 5% slower on despawn_churn's frame.
-    for _ in 0..pending.world.allocator().free_count() {
+    for _ in 0..pending.world.allocator(TOKEN).free_count() {
         let Some(bundle) = bundles.next() else {
             return Ok(());
         };
@@ -107,7 +110,7 @@ where
     }
     // No index is free: the rest get new ones, in order.
     pending.flush();
-    let room = pending.world.allocator().fresh_room();
+    let room = pending.world.allocator(TOKEN).fresh_room();
     // Internal iteration: the bundle goes from the iterator to the storages
     // without a copy in between (with `next()`, copying a wide bundle on
     // the stack stalled store forwarding: about half of simple_insert).
@@ -122,7 +125,7 @@ where
         None => Ok(()),
         // `pending` attaches what it holds as it goes out of scope.
         Some(bundle) => Err(rest(
-            pending.world.allocator().out_of_indices(),
+            pending.world.allocator(TOKEN).out_of_indices(),
             bundle,
             bundles,
         )),
@@ -166,7 +169,7 @@ impl<W: Storages, B: BundleParts<W>, S: Spawned> Pending<'_, W, B, S> {
     #[inline]
     fn reuse(&mut self, bundle: B) -> Result<(), (OutOfIndices, B)> {
         debug_assert_eq!(self.fresh_len, 0);
-        let entity = match self.world.allocator_mut().try_alloc() {
+        let entity = match self.world.allocator_mut(TOKEN).try_alloc() {
             Ok(entity) => entity,
             Err(error) => return Err((error, bundle)),
         };
@@ -190,7 +193,7 @@ impl<W: Storages, B: BundleParts<W>, S: Spawned> Pending<'_, W, B, S> {
             self.spawned.reused(reused);
         }
         if self.fresh_len > 0 {
-            let fresh = self.world.allocator_mut().alloc_fresh(self.fresh_len);
+            let fresh = self.world.allocator_mut(TOKEN).alloc_fresh(self.fresh_len);
             self.fresh_len = 0;
             B::attach_fresh(self.world, fresh.start, fresh.len, TOKEN);
             react::added::<W, B, _>(self.world, fresh.iter());

@@ -3,7 +3,7 @@
 //! calls these, nothing else does.
 
 use crate::component::{parts, DistinctComponents};
-use crate::world::storages::{Column, ColumnOf, Storages};
+use crate::world::storages::{Column, ColumnAccess, Storages};
 use crate::{Contains, Entity};
 
 /// A bundle element's `Id`.
@@ -42,30 +42,30 @@ macro_rules! impl_bundle {
             #[allow(non_snake_case, unused_variables)]
             fn queue_into(self, queues: &mut <W as Storages>::Queues, entity: Entity, token: crate::seal::Token) {
                 let ($($c,)*) = self;
-                $(<W as ColumnOf<$c>>::queue(queues).push_add(entity, $c);)*
+                $(<W as ColumnAccess<$c>>::queue(queues).push_add(entity, $c);)*
             }
 
             #[allow(unused_variables)]
             fn reserve(world: &mut W, additional: usize, token: crate::seal::Token) {
-                $(<W as Contains<$c>>::sparse_map_mut(world).reserve_guess(additional);)*
+                $(<W as ColumnAccess<$c>>::sparse_map_mut(world).reserve_guess(additional);)*
             }
 
             #[allow(non_snake_case, unused_variables)]
             #[inline]
             fn push_values(self, world: &mut W, token: crate::seal::Token) {
                 let ($($c,)*) = self;
-                $(<W as Contains<$c>>::sparse_map_mut(world).push_value($c);)*
+                $(<W as ColumnAccess<$c>>::sparse_map_mut(world).push_value($c);)*
             }
 
             #[allow(unused_variables)]
             fn attach(world: &mut W, entities: &[Entity], token: crate::seal::Token) {
-                $(<W as Contains<$c>>::sparse_map_mut(world).attach(entities);)*
+                $(<W as ColumnAccess<$c>>::sparse_map_mut(world).attach(entities);)*
             }
 
             #[allow(unused_variables)]
             fn attach_fresh(world: &mut W, start: u32, len: u32, token: crate::seal::Token) {
                 let fresh = crate::entity::Fresh { start, len };
-                $(<W as Contains<$c>>::sparse_map_mut(world).attach_fresh(fresh);)*
+                $(<W as ColumnAccess<$c>>::sparse_map_mut(world).attach_fresh(fresh);)*
             }
         }
 

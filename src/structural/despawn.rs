@@ -7,6 +7,7 @@ use alloc::vec::Vec;
 
 use super::react;
 use crate::change::Track;
+use crate::seal::TOKEN;
 use crate::world::storages::{Column, EachStorage, Storages};
 use crate::{Entity, EntityAllocator, SparseMap};
 
@@ -18,11 +19,11 @@ use crate::{Entity, EntityAllocator, SparseMap};
 /// `false`, changing nothing, if `entity` is not alive.
 #[inline]
 pub(crate) fn despawn<W: Storages>(world: &mut W, entity: Entity) -> bool {
-    if !world.allocator().is_alive(entity) {
+    if !world.allocator(TOKEN).is_alive(entity) {
         return false;
     }
     react::leaving_all(world, entity);
-    world.each(&mut Despawn::<true>(entity));
+    world.each(&mut Despawn::<true>(entity), TOKEN);
     true
 }
 
@@ -39,11 +40,11 @@ pub(crate) fn despawn_batch<W: Storages>(
         despawned: 0,
     };
     entities.into_iter().for_each(|entity| {
-        if batch.world.allocator().is_alive(entity) {
+        if batch.world.allocator(TOKEN).is_alive(entity) {
             // Counted first: if a `Drop` panics, the guard still sees it.
             batch.despawned += 1;
             react::leaving_all(batch.world, entity);
-            batch.world.each(&mut Despawn::<false>(entity));
+            batch.world.each(&mut Despawn::<false>(entity), TOKEN);
         }
     });
     batch.despawned
@@ -59,7 +60,7 @@ impl<W: Storages, const ALONE: bool> EachStorage<W> for Despawn<ALONE> {
 
     #[inline]
     fn visit<C: Column<W>>(&mut self, world: &mut W) -> (Option<C>, Option<C>) {
-        let (entities, storage) = C::split(world);
+        let (entities, storage) = C::split(world, TOKEN);
         let detached = storage.purge(self.0);
         if ALONE {
             keep_in_step(entities, storage);
@@ -71,10 +72,10 @@ impl<W: Storages, const ALONE: bool> EachStorage<W> for Despawn<ALONE> {
     fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
         if ALONE {
             // `despawn` checked it is alive.
-            world.allocator_mut().free_alive(self.0);
+            world.allocator_mut(TOKEN).free_alive(self.0);
         } else {
             // `despawn_batch` checked it is alive.
-            world.allocator_mut().free_keeping_stamp(self.0);
+            world.allocator_mut(TOKEN).free_keeping_stamp(self.0);
         }
         drop(outs);
     }
@@ -98,13 +99,13 @@ impl<W: Storages> Drop for Batch<'_, W> {
             type Out<C> = ();
             #[inline]
             fn visit<C: Column<W>>(&mut self, world: &mut W) {
-                let (entities, storage) = C::split(world);
+                let (entities, storage) = C::split(world, TOKEN);
                 keep_in_step(entities, storage);
             }
         }
         if self.despawned > 0 {
-            self.world.each(&mut KeepInStep);
-            self.world.allocator_mut().renew_stamp();
+            self.world.each(&mut KeepInStep, TOKEN);
+            self.world.allocator_mut(TOKEN).renew_stamp();
         }
     }
 }
@@ -123,11 +124,11 @@ fn keep_in_step<T, K: Track>(entities: &EntityAllocator, storage: &mut SparseMap
 /// its value (its queued changes stay), then the values are dropped.
 /// `false`, changing nothing, if `entity` is not alive.
 pub(crate) fn remove_all<W: Storages>(world: &mut W, entity: Entity) -> bool {
-    if !world.allocator().is_alive(entity) {
+    if !world.allocator(TOKEN).is_alive(entity) {
         return false;
     }
     react::leaving_all(world, entity);
-    world.each(&mut RemoveAll(entity));
+    world.each(&mut RemoveAll(entity), TOKEN);
     true
 }
 
@@ -140,14 +141,14 @@ impl<W: Storages> EachStorage<W> for RemoveAll {
     #[inline]
     fn visit<C: Column<W>>(&mut self, world: &mut W) -> Option<C> {
         // The entity is alive: the plain removal finds what the world sees.
-        C::field_mut(world).remove(self.0)
+        C::field_mut(world, TOKEN).remove(self.0)
     }
 }
 
 /// `clear`: empties every storage and queue, retires every entity, then
 /// drops what was taken. Every storage ends in step.
 pub(crate) fn clear<W: Storages>(world: &mut W) {
-    world.each(&mut Clear);
+    world.each(&mut Clear, TOKEN);
 }
 
 /// Empties one storage at a time (see [`clear`]).
@@ -157,14 +158,14 @@ impl<W: Storages> EachStorage<W> for Clear {
     type Out<C> = (Vec<C>, Vec<C>);
 
     fn visit<C: Column<W>>(&mut self, world: &mut W) -> (Vec<C>, Vec<C>) {
-        let (entities, storage) = C::split(world);
+        let (entities, storage) = C::split(world, TOKEN);
         let taken = storage.take_all();
         storage.set_synced(entities.next_stamp());
         taken
     }
 
     fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
-        world.allocator_mut().clear();
+        world.allocator_mut(TOKEN).clear();
         drop(outs);
     }
 }

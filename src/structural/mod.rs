@@ -32,7 +32,7 @@ pub(crate) mod react;
 use crate::component::BundleParts;
 use crate::entity::OutOfIndices;
 use crate::seal::TOKEN;
-use crate::world::storages::{ColumnOf, Storages};
+use crate::world::storages::{ColumnAccess, Storages};
 use crate::{Contains, Entity};
 
 /// What [`add`] does when the entity already has the component.
@@ -74,7 +74,7 @@ pub(crate) fn add<W: Contains<C>, C>(
 #[inline]
 pub(crate) fn remove<W: Contains<C>, C>(world: &mut W, entity: Entity) -> Option<C> {
     react::leaving::<W, (C,)>(world, entity);
-    let (entities, storage) = ColumnOf::<C>::split(world);
+    let (entities, storage) = ColumnAccess::<C>::split(world);
     storage.remove_in(entity, entities)
 }
 
@@ -83,7 +83,7 @@ pub(crate) fn remove<W: Contains<C>, C>(world: &mut W, entity: Entity) -> Option
 #[inline]
 pub(crate) fn spawn<W: Storages>(world: &mut W) -> Result<Entity, OutOfIndices> {
     crate::in_step::sync_all(world);
-    world.allocator_mut().try_alloc()
+    world.allocator_mut(TOKEN).try_alloc()
 }
 
 /// Makes a new entity with the values of `bundle`, or hands the bundle

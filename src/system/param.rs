@@ -18,6 +18,7 @@ use alloc::vec::Vec;
 
 use super::access::{Access, Target};
 use crate::commands::Commands;
+use crate::seal::TOKEN;
 use crate::world::storages::{lent_twice, Column, Storages};
 use crate::{ApplyReport, EntityAllocator, SparseMap};
 
@@ -47,7 +48,7 @@ impl<'a, W: Storages> Source<'a, W> {
         if exclusive {
             Source::Whole(Some(world))
         } else {
-            Source::Split(world.borrows())
+            Source::Split(world.borrows(TOKEN))
         }
     }
 
@@ -179,7 +180,7 @@ impl<W: Storages, C: Column<W>> ReadParam<W> for SparseMap<C, C::Track> {
 
     #[inline]
     fn read<'a>(source: &mut Source<'a, W>) -> &'a Self {
-        C::slot(source.split()).shared()
+        C::slot(source.split(), TOKEN).shared()
     }
 
     #[inline(always)]
@@ -194,7 +195,7 @@ impl<W: Storages, C: Column<W>> WriteParam<W> for SparseMap<C, C::Track> {
 
     #[inline]
     fn write<'a>(_: &'a mut (), source: &mut Source<'a, W>) -> &'a mut Self {
-        C::slot(source.split()).unique()
+        C::slot(source.split(), TOKEN).unique()
     }
 
     #[inline(always)]
@@ -208,7 +209,7 @@ impl<W: Storages> ReadParam<W> for EntityAllocator {
 
     #[inline]
     fn read<'a>(source: &mut Source<'a, W>) -> &'a Self {
-        W::borrowed_entities(source.split())
+        W::borrowed_entities(source.split(), TOKEN)
     }
 }
 

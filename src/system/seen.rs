@@ -7,6 +7,7 @@ use super::param::{Source, WriteParam};
 use crate::change::{ChangeLog, Tracked, Window};
 use crate::log::Cursor;
 use crate::query::{ChangedMut, ChangedRef};
+use crate::seal::TOKEN;
 use crate::world::storages::{Storages, TrackedColumn};
 use crate::{Entity, SparseMap};
 
@@ -250,7 +251,7 @@ impl<W: Storages, C: TrackedColumn<W> + 'static> WriteParam<W> for Seen<C> {
     /// log of another identity than the last one looked at (a new world,
     /// a loaded one, a replaced storage) is seen whole.
     fn prepare(state: &mut Seen<C>, world: &mut W) {
-        let log = C::field_mut(world).log_mut();
+        let log = C::field_mut(world, TOKEN).log_mut();
         let id = log.identify();
         if id == state.log {
             state.since = state.next;

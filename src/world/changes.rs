@@ -3,6 +3,7 @@
 //! and the clock a schedule advances between stages.
 
 use crate::change::Hooks;
+use crate::seal::TOKEN;
 use crate::world::storages::{Column, EachStorage, Storages};
 
 /// What to do to every storage's change record.
@@ -22,7 +23,7 @@ impl<W: Storages> EachStorage<W> for Step {
 
     #[inline]
     fn visit<C: Column<W>>(&mut self, world: &mut W) {
-        let track = C::field_mut(world).track_mut();
+        let track = C::field_mut(world, TOKEN).track_mut();
         match self {
             Step::Clear => track.clear(),
             Step::Tick => track.tick(),
@@ -34,19 +35,19 @@ impl<W: Storages> EachStorage<W> for Step {
 /// Starts the world's view of every tracked storage of `world` afresh.
 #[inline]
 pub(crate) fn clear<W: Storages>(world: &mut W) {
-    world.each(&mut Step::Clear);
+    world.each(&mut Step::Clear, TOKEN);
 }
 
 /// Starts a new stamp in every tracked storage of `world` (a schedule does
 /// this before each stage).
 #[inline]
 pub(crate) fn tick<W: Storages>(world: &mut W) {
-    world.each(&mut Step::Tick);
+    world.each(&mut Step::Tick, TOKEN);
 }
 
 /// A schedule's run starts: the world's view starts afresh, and removals
 /// older than the previous run's start are dropped (every system has
 /// looked since).
 pub(crate) fn run_started<W: Storages>(world: &mut W) {
-    world.each(&mut Step::RunStarted);
+    world.each(&mut Step::RunStarted, TOKEN);
 }

@@ -5,12 +5,13 @@
 use alloc::string::String;
 
 use super::storages::{Column, EachStorageRef, Storages};
+use crate::seal::TOKEN;
 use crate::{EntityAllocator, SparseMap};
 
 /// Checks the world's invariants, saying which is broken.
 pub(crate) fn check_world<W: Storages>(world: &W) -> Result<(), String> {
     world
-        .allocator()
+        .allocator(TOKEN)
         .check()
         .map_err(|problem| alloc::format!("the allocator: {problem}"))?;
     struct EachChecked(Result<(), String>);
@@ -18,12 +19,12 @@ pub(crate) fn check_world<W: Storages>(world: &W) -> Result<(), String> {
         fn visit<C: Column<W>>(&mut self, world: &W) {
             if self.0.is_ok() {
                 let name = W::COMPONENTS[C::FIELD];
-                self.0 = check_storage(world.allocator(), name, C::field(world));
+                self.0 = check_storage(world.allocator(TOKEN), name, C::field(world, TOKEN));
             }
         }
     }
     let mut storages = EachChecked(Ok(()));
-    world.each_ref(&mut storages);
+    world.each_ref(&mut storages, TOKEN);
     storages.0?;
     crate::group::check(world)
 }

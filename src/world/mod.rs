@@ -26,6 +26,7 @@ use crate::in_step;
 use crate::indices::NEEDS_REQUIRED;
 use crate::query::fetch::Access;
 use crate::query::{Join, Query, QueryItem, QueryIter, QueryParts};
+use crate::seal::TOKEN;
 use crate::structural::{self, batch, despawn, OnPresent};
 use crate::world::storages::TrackedColumn;
 use crate::{Contains, Entity, SparseMap};
@@ -35,7 +36,7 @@ pub(crate) mod changes;
 pub(crate) mod invariants;
 pub(crate) mod storages;
 
-use storages::{ColumnOf, Storages};
+use storages::{ColumnAccess, ColumnOf, Storages};
 
 /// Everything a world can do. Every struct [`world!`](macro@crate::world) declares
 /// is a `World` (one blanket impl over the plumbing the macro writes); bring
@@ -262,7 +263,7 @@ pub trait World: Storages {
         let mut spawned = Vec::new();
         // A guess (see `batch::spawn`): capped, and never failing.
         let expected = bundles.size_hint().0;
-        let _ = spawned.try_reserve(expected.min(self.allocator().spawnable()));
+        let _ = spawned.try_reserve(expected.min(self.allocator(TOKEN).spawnable()));
         match batch::spawn(self, bundles, &mut spawned) {
             Ok(()) => Ok(spawned),
             Err(error) => Err(error.map(|rest| (spawned, rest))),
@@ -383,7 +384,7 @@ pub trait World: Storages {
     /// assert!(!world.is_alive(e));
     /// ```
     fn despawn_deferred(&mut self, entity: Entity) -> bool {
-        self.allocator_mut().queue_despawn(entity)
+        self.allocator_mut(TOKEN).queue_despawn(entity)
     }
 
     /// Caps the entity indices the world may use at `limit` (at most 2^31,
@@ -410,7 +411,7 @@ pub trait World: Storages {
     /// assert_eq!(world.entity_limit(), 2);
     /// ```
     fn set_entity_limit(&mut self, limit: u32) {
-        self.allocator_mut().set_limit(limit);
+        self.allocator_mut(TOKEN).set_limit(limit);
     }
 
     /// The most entity indices the world may use: 2^31 unless lowered with
@@ -424,7 +425,7 @@ pub trait World: Storages {
     /// ```
     #[inline]
     fn entity_limit(&self) -> u32 {
-        self.allocator().limit()
+        self.allocator(TOKEN).limit()
     }
 
     /// `true` if `entity` is alive in this world. Stale handles are not.
@@ -441,7 +442,7 @@ pub trait World: Storages {
     /// ```
     #[inline]
     fn is_alive(&self, entity: Entity) -> bool {
-        self.allocator().is_alive(entity)
+        self.allocator(TOKEN).is_alive(entity)
     }
 
     /// Number of alive entities.
@@ -457,7 +458,7 @@ pub trait World: Storages {
     /// ```
     #[inline]
     fn entity_count(&self) -> usize {
-        self.allocator().len()
+        self.allocator(TOKEN).len()
     }
 
     /// Iterates over the alive entities, in index order.
@@ -473,7 +474,7 @@ pub trait World: Storages {
     /// assert_eq!(world.entities().collect::<Vec<_>>(), [b]);
     /// ```
     fn entities(&self) -> entity::Iter<'_> {
-        self.allocator().iter()
+        self.allocator(TOKEN).iter()
     }
 
     // ----- components -----
@@ -621,7 +622,7 @@ pub trait World: Storages {
     where
         Self: Contains<C>,
     {
-        self.sparse_map().get_in(entity, self.allocator())
+        self.sparse_map().get_in(entity, self.allocator(TOKEN))
     }
 
     /// `entity`'s `C`, mutably, if it has one.
@@ -640,7 +641,7 @@ pub trait World: Storages {
     where
         Self: Contains<C>,
     {
-        let (entities, storage) = ColumnOf::<C>::split(self);
+        let (entities, storage) = ColumnAccess::<C>::split(self);
         storage.get_mut_in(entity, entities)
     }
 
@@ -830,9 +831,9 @@ pub trait World: Storages {
     /// ```
     fn finalize_updates(&mut self) {
         in_step::sync_all(self);
-        self.each(&mut deferred::ApplyQueues { additions: false });
-        self.each(&mut deferred::ApplyQueues { additions: true });
-        while let Some(entity) = self.allocator_mut().pop_pending_despawn() {
+        self.each(&mut deferred::ApplyQueues { additions: false }, TOKEN);
+        self.each(&mut deferred::ApplyQueues { additions: true }, TOKEN);
+        while let Some(entity) = self.allocator_mut(TOKEN).pop_pending_despawn() {
             self.despawn(entity);
         }
     }
@@ -1044,7 +1045,7 @@ pub trait World: Storages {
     /// ```
     fn query<'w, Q: Query<'w, Self>>(&'w self) -> QueryIter<'w, Q::Fetch> {
         const { assert!(Q::REQUIRED, "{}", NEEDS_REQUIRED) };
-        QueryIter::in_world(Q::fetch(self), self.allocator())
+        QueryIter::in_world(Q::fetch(self), self.allocator(TOKEN))
     }
 
     /// A query that may write: `Q` is one of `&C`, `&mut C`, `Option<&C>`,
@@ -1133,7 +1134,7 @@ pub trait World: Storages {
         let () = Q::ONE_REQUIRED;
         Q::sync(self);
         crate::group::refresh(self);
-        let mut parts = self.parts();
+        let mut parts = self.parts(TOKEN);
         Join::new(Q::fetch(&mut parts))
     }
 
@@ -1166,7 +1167,7 @@ pub trait World: Storages {
         if !Q::in_step(self) && !self.is_alive(entity) {
             return None;
         }
-        let mut parts = self.parts();
+        let mut parts = self.parts(TOKEN);
         Q::fetch(&mut parts).get_owned(entity)
     }
 
@@ -1307,7 +1308,7 @@ pub trait World: Storages {
         Self: Contains<C>,
         C: TrackedColumn<Self> + 'static,
     {
-        let log = C::field(self).log();
+        let log = C::field(self, TOKEN).log();
         log.removed_in(log.world_view())
     }
 

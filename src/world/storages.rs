@@ -23,7 +23,7 @@
 
 use crate::change::{Track, Tracked};
 use crate::deferred::queue::Queue;
-use crate::seal::Token;
+use crate::seal::{Token, TOKEN};
 use crate::{Entity, EntityAllocator, SparseMap};
 use core::mem;
 
@@ -63,36 +63,36 @@ pub trait Storages: Sized {
     const GROUPED: &'static [usize];
 
     /// The allocator: which entities are alive.
-    fn allocator(&self) -> &EntityAllocator;
+    fn allocator(&self, token: Token) -> &EntityAllocator;
 
     /// The allocator, mutably.
-    fn allocator_mut(&mut self) -> &mut EntityAllocator;
+    fn allocator_mut(&mut self, token: Token) -> &mut EntityAllocator;
 
     /// The world split into one borrow per storage.
-    fn parts(&mut self) -> Self::Parts<'_>;
+    fn parts(&mut self, token: Token) -> Self::Parts<'_>;
 
     /// The world split for systems.
-    fn borrows(&mut self) -> Self::Borrows<'_>;
+    fn borrows(&mut self, token: Token) -> Self::Borrows<'_>;
 
     /// The allocator in a split for systems.
-    fn borrowed_entities<'a>(borrows: &Self::Borrows<'a>) -> &'a EntityAllocator
+    fn borrowed_entities<'a>(borrows: &Self::Borrows<'a>, token: Token) -> &'a EntityAllocator
     where
         Self: 'a;
 
     /// Calls `visitor.visit::<C>(self)` for every component `C`, in
     /// declaration order, then `visitor.done(self, outs)` with what the
     /// visits returned (see [`EachStorage`]).
-    fn each<V: EachStorage<Self>>(&mut self, visitor: &mut V);
+    fn each<V: EachStorage<Self>>(&mut self, visitor: &mut V, token: Token);
 
     /// Calls `visitor.visit::<C>(self)` for every component `C`, reading.
-    fn each_ref<V: EachStorageRef<Self>>(&self, visitor: &mut V);
+    fn each_ref<V: EachStorageRef<Self>>(&self, visitor: &mut V, token: Token);
 
     /// Calls `visitor.visit::<G>(self)` for every owning group `G`, in
     /// declaration order.
-    fn each_group<V: EachGroup<Self>>(&mut self, visitor: &mut V);
+    fn each_group<V: EachGroup<Self>>(&mut self, visitor: &mut V, token: Token);
 
     /// Calls `visitor.visit::<G>(self)` for every owning group `G`, reading.
-    fn each_group_ref<V: EachGroupRef<Self>>(&self, visitor: &mut V);
+    fn each_group_ref<V: EachGroupRef<Self>>(&self, visitor: &mut V, token: Token);
 }
 
 /// A visitor of every storage of a world, which may change them.
@@ -158,33 +158,35 @@ pub trait Column<W: Storages>: Sized {
     type Id;
 
     /// The world's storage of this component.
-    fn field(world: &W) -> &SparseMap<Self, Self::Track>;
+    fn field(world: &W, token: Token) -> &SparseMap<Self, Self::Track>;
 
     /// The world's storage of this component, mutably.
-    fn field_mut(world: &mut W) -> &mut SparseMap<Self, Self::Track>;
+    fn field_mut(world: &mut W, token: Token) -> &mut SparseMap<Self, Self::Track>;
 
     /// Takes this component's storage out of the world's split borrow. Each
     /// storage is taken at most once per split: queries naming a component
     /// twice are rejected at compile time.
-    fn take<'a>(parts: &mut W::Parts<'a>) -> &'a mut SparseMap<Self, Self::Track>
+    fn take<'a>(parts: &mut W::Parts<'a>, token: Token) -> &'a mut SparseMap<Self, Self::Track>
     where
         W: 'a;
 
     /// This component's slot in a split for systems.
     fn slot<'a, 'b>(
         borrows: &'b mut W::Borrows<'a>,
+        token: Token,
     ) -> &'b mut Slot<'a, SparseMap<Self, Self::Track>>;
 
     /// This component's queue in a command buffer.
-    fn queue(queues: &mut W::Queues) -> &mut Queue<Self>;
+    fn queue(queues: &mut W::Queues, token: Token) -> &mut Queue<Self>;
 
     /// The world's allocator and this component's storage, borrowed together.
-    fn split(world: &mut W) -> (&EntityAllocator, &mut SparseMap<Self, Self::Track>);
+    fn split(world: &mut W, token: Token) -> (&EntityAllocator, &mut SparseMap<Self, Self::Track>);
 }
 
-/// The world-side view of [`Column`]: what generic code bounded by
-/// `W: Contains<C>` reaches (every [`Contains`](crate::Contains) is one).
-/// Implemented for every world and each of its components.
+/// The world-side view of [`Column`], behind every
+/// [`Contains`](crate::Contains): the kind of `C`'s storage, which the
+/// world's public signatures name. Implemented for every world and each of
+/// its components.
 #[diagnostic::on_unimplemented(
     message = "`{C}` is not a component of `{Self}`",
     label = "`{Self}` has no storage for `{C}`",
@@ -193,7 +195,16 @@ pub trait Column<W: Storages>: Sized {
 pub trait ColumnOf<C>: Storages {
     /// See [`Column::Track`].
     type Track: Track;
+}
 
+impl<W: Storages, C: Column<W>> ColumnOf<C> for W {
+    type Track = C::Track;
+}
+
+/// What this crate does with a world's storage of `C`, given `W:
+/// Contains<C>`. Crate-private: a bound `W: Contains<C>` reaches none of
+/// it.
+pub(crate) trait ColumnAccess<C>: ColumnOf<C> {
     /// See [`Column::take`].
     fn take<'a>(parts: &mut Self::Parts<'a>) -> &'a mut SparseMap<C, Self::Track>
     where
@@ -204,27 +215,41 @@ pub trait ColumnOf<C>: Storages {
 
     /// See [`Column::split`].
     fn split(&mut self) -> (&EntityAllocator, &mut SparseMap<C, Self::Track>);
+
+    /// The storage of `C` (see [`Column::field`]).
+    fn sparse_map(&self) -> &SparseMap<C, Self::Track>;
+
+    /// The storage of `C`, mutably (see [`Column::field_mut`]).
+    fn sparse_map_mut(&mut self) -> &mut SparseMap<C, Self::Track>;
 }
 
-impl<W: Storages, C: Column<W>> ColumnOf<C> for W {
-    type Track = C::Track;
-
+impl<W: Storages, C: Column<W>> ColumnAccess<C> for W {
     #[inline]
     fn take<'a>(parts: &mut W::Parts<'a>) -> &'a mut SparseMap<C, C::Track>
     where
         W: 'a,
     {
-        C::take(parts)
+        C::take(parts, TOKEN)
     }
 
     #[inline]
     fn queue(queues: &mut W::Queues) -> &mut Queue<C> {
-        C::queue(queues)
+        C::queue(queues, TOKEN)
     }
 
     #[inline]
     fn split(&mut self) -> (&EntityAllocator, &mut SparseMap<C, C::Track>) {
-        C::split(self)
+        C::split(self, TOKEN)
+    }
+
+    #[inline]
+    fn sparse_map(&self) -> &SparseMap<C, C::Track> {
+        C::field(self, TOKEN)
+    }
+
+    #[inline]
+    fn sparse_map_mut(&mut self) -> &mut SparseMap<C, C::Track> {
+        C::field_mut(self, TOKEN)
     }
 }
 

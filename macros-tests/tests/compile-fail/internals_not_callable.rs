@@ -1,7 +1,7 @@
-// The plumbing behind `World` is not callable from a user crate: the hooks
-// the macro once generated on `World` are gone, and the bundle and group
-// plumbing sit on sealed traits whose methods need a token only typed_ecs
-// can make.
+// The plumbing behind `World` is not callable from a user crate: there are
+// no hidden methods on the world, and the bundle and group plumbing sit on
+// sealed traits whose methods are crate-private or need a token only
+// typed_ecs can make (see also the `sealed_*` cases).
 use typed_ecs::prelude::*;
 
 pub struct Pos(i32);
