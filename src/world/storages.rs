@@ -1,25 +1,28 @@
-//! The sealed plumbing `world!` implements: a world's fields, reached
+//! The plumbing `world!` implements: a world's fields, reached
 //! generically.
 //!
-//! The macro implements two traits, and nothing else: [`Storages`] for the
-//! world (its name, the allocator, the split borrow a query takes its
-//! storages from, the type of a command buffer's queues, one visitor over
-//! every storage and one over every owning group) and [`Column`] for each
-//! component (where the world keeps it). The public traits are views of
-//! these: [`Component`](crate::Component) and [`Contains`](crate::Contains)
-//! of [`Column`], [`World`](crate::World) of [`Storages`], each implemented
-//! for everything the plumbing covers.
+//! The macro implements, per world: [`Storages`] (its name, the allocator,
+//! the split borrows queries and systems take their storages from, the type
+//! of a command buffer's queues, one visitor over every storage and one
+//! over every owning group), `WriteParam` for `&mut W` and, per resource,
+//! `ReadParam` and `WriteParam`; per component, [`Column`] (where the world
+//! keeps it) and, for a tracked one, [`TrackedColumn`]; and `Default`,
+//! `Extend` and the world's constructors and forwarding methods. The public
+//! traits are views of these: [`Component`](crate::Component) and
+//! [`Contains`](crate::Contains) of [`Column`], [`World`](crate::World) of
+//! [`Storages`], each implemented for everything the plumbing covers.
 //!
 //! Everything that must touch every field (despawning, clearing, the sync
 //! point, applying commands, checking invariants, bringing storages in step,
 //! group upkeep) is a small visitor in the module of its mechanism, written
 //! once: a new mechanism adds a visitor, not a method to `World`.
 //!
-//! This module sits below every mechanism: it imports only the storage, the
-//! entity allocator, the token and the command queue type. The macro reaches
-//! these traits as `$crate::__private::…`; nothing in them lets code outside
-//! this crate do more than it can with the world's public fields (the group
-//! methods that could break a packing take a [`Token`]).
+//! **Sealed.** The macro reaches these traits as `$crate::__private::…`.
+//! Every method the macro implements takes a [`Token`], which only this
+//! crate can make, so a bound (`W: World`, `C: Component<W>`) lets other
+//! code name these traits and read their constants (names and indices),
+//! and nothing more. What this crate adds on top ([`ColumnAccess`],
+//! `Packing`) is crate-private.
 
 use crate::change::{Track, Tracked};
 use crate::deferred::queue::Queue;
@@ -29,7 +32,8 @@ use core::mem;
 
 /// What `world!` implements for every world: the plumbing behind the
 /// [`World`](crate::World) methods, which every `Storages` gets. Not public
-/// API: reachable only as `typed_ecs::__private::Storages`, for the macro.
+/// API: named only as `typed_ecs::__private::Storages`, by the macro; its
+/// methods take a [`Token`].
 pub trait Storages: Sized {
     /// The world's type name, as written in `world!`.
     const WORLD: &'static str;
