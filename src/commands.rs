@@ -12,9 +12,9 @@ use core::fmt;
 use crate::component::BundleParts;
 use crate::entity::RESERVATION_LIMIT;
 use crate::in_step;
+use crate::plumbing::{Column, ColumnAccess, EachStorage, Storages};
 use crate::seal::TOKEN;
 use crate::structural::{self, OnPresent};
-use crate::world::storages::{Column, ColumnAccess, EachStorage, Storages};
 use crate::{Contains, Entity};
 
 // Applying takes each command out of its queue, and out of `len`, before

@@ -3,8 +3,8 @@
 //! the world, the bound to write in generic code) and [`Bundle`] (several
 //! components to spawn an entity with).
 
+use crate::plumbing::{Column, ColumnAccess, Storages};
 use crate::seal::TOKEN;
-use crate::world::storages::{Column, ColumnAccess, Storages};
 use crate::SparseMap;
 
 /// Says that `Self` is a component of the world `W`, and where `W` keeps it.
@@ -164,8 +164,8 @@ pub use parts::BundleParts;
 /// crate can make, so no other code can push values past the world's checks.
 pub(crate) mod parts {
     use crate::indices::{all_distinct, DUPLICATE_IN_BUNDLE};
+    use crate::plumbing::Storages;
     use crate::seal::Token;
-    use crate::world::storages::Storages;
     use crate::Entity;
 
     /// The shape of a bundle: a tuple of up to 16 components of `W`. What

@@ -10,8 +10,8 @@
 //! write the whole storage; and the read-only views below skip entries of
 //! dead entities.
 
+use crate::plumbing::{Column, EachStorage, EachStorageRef, Storages};
 use crate::seal::TOKEN;
-use crate::world::storages::{Column, EachStorage, EachStorageRef, Storages};
 use crate::Contains;
 
 /// Brings `C`'s storage in step with the world's allocator: one comparison

@@ -169,9 +169,13 @@ pub mod example_generated;
 pub mod group;
 mod in_step;
 mod indices;
+#[cfg(any(feature = "testing", feature = "serde"))]
+mod invariants;
 mod log;
 mod macros;
+mod plumbing;
 pub mod query;
+mod queue;
 pub mod schedule;
 mod seal;
 #[cfg(feature = "serde")]
@@ -222,20 +226,20 @@ pub mod __private {
     pub use alloc::string::String;
     pub use alloc::vec::Vec;
 
-    pub use crate::change::TrackKind;
-    pub use crate::deferred::queue::Queue;
     pub use crate::group::upkeep::refresh_groups;
     pub use crate::indices::{all_distinct, digit, field_index, is_listed, Differ, Id, ID_DIGITS};
+    pub use crate::plumbing::{
+        new_allocator, new_storage, take_part, Column, EachGroup, EachGroupRef, EachStorage,
+        EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,
+    };
     pub use crate::query::terms::{DistinctTerms, QueryParts};
+    pub use crate::queue::Queue;
     pub use crate::seal::Token;
+    pub use crate::sparse_map::track::TrackKind;
     pub use crate::structural::batch::extend;
     pub use crate::system::access::Target;
     pub use crate::system::param::Source;
     pub use crate::system::{ReadParam, WriteParam};
-    pub use crate::world::storages::{
-        new_allocator, new_storage, take_part, Column, EachGroup, EachGroupRef, EachStorage,
-        EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,
-    };
 
     #[cfg(feature = "serde")]
     pub use crate::serde_impls::{

@@ -434,7 +434,7 @@ impl<W: World + 'static> Schedule<W> {
     /// and the schedule can run again.
     pub fn run(&mut self, world: &mut W) {
         self.reports.clear();
-        crate::world::changes::run_started(world);
+        crate::change::world::run_started(world);
         for index in 0..self.entries.len() {
             self.run_entry(index, world, false);
         }
@@ -446,7 +446,7 @@ impl<W: World + 'static> Schedule<W> {
         match &mut self.entries[index] {
             Entry::Systems(step) => {
                 // What this step changes is told apart from what it sees.
-                crate::world::changes::tick(world);
+                crate::change::world::tick(world);
                 step.run(world, timed, self.parallel_work);
                 for member in 0..step.len() {
                     if step.member_ref(member).applies() && !self.pending.contains(&(index, member))
@@ -519,7 +519,7 @@ impl<W: World + 'static> Schedule<W> {
         use std::time::Instant;
         stats.begin_frame(self.names());
         self.reports.clear();
-        crate::world::changes::run_started(world);
+        crate::change::world::run_started(world);
         let frame = Instant::now();
         let mut position = 0;
         for index in 0..self.entries.len() {

@@ -34,7 +34,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::change::Track;
 use crate::entity::Slot;
-use crate::world::storages::Storages;
+use crate::plumbing::Storages;
 use crate::{Entity, EntityAllocator, SparseMap};
 
 // ----- Entity: a pair (index, generation) -----
@@ -368,7 +368,7 @@ pub fn loaded_storage<T, K: Track>(
 /// Checks a loaded world against the world's invariants (see [`World`](crate::World),
 /// "Invariants") and packs its owning groups.
 pub fn finish_world<W: Storages>(mut world: W) -> Result<W, String> {
-    crate::world::invariants::check_world(&world)?;
+    crate::invariants::check_world(&world)?;
     crate::structural::loaded(&mut world);
     Ok(world)
 }

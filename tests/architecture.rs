@@ -264,11 +264,11 @@ fn the_layers_stay_in_order() {
         }
     }
     // The plumbing sits below every mechanism but the command queue type.
-    let plumbing = &graph["world::storages"];
+    let plumbing = &graph["plumbing"];
     for layer in ["commands", "component", "group", "query", "world"] {
         assert!(
-            !depends("world::storages", layer),
-            "world::storages imports {layer}: {plumbing:?}"
+            !depends("plumbing", layer),
+            "plumbing imports {layer}: {plumbing:?}"
         );
     }
     assert!(plumbing
@@ -341,4 +341,82 @@ fn structural_changes_go_through_one_module() {
     let structural =
         code_of(&fs::read_to_string(src.join("structural/mod.rs")).expect("structural/mod.rs"));
     assert!(structural.contains(".insert_new(") && structural.contains("react::"));
+}
+
+/// The module graph with each top-level folder of `src/` as one module.
+fn folder_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let top = |module: &str| module.split("::").next().unwrap_or(module).to_string();
+    let mut folders: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, edges) in graph() {
+        let from = top(&module);
+        let entry = folders.entry(from.clone()).or_default();
+        for edge in edges {
+            let to = top(&edge);
+            if to != from {
+                entry.insert(to);
+            }
+        }
+    }
+    folders
+}
+
+/// The layers of `src/`, lowest first: each top-level module (a folder
+/// counts as one) uses only modules of lower layers. CONTRIBUTING.md
+/// ("Layout") says what each is.
+const LAYERS: &[&[&str]] = &[
+    // Leaves: program-unique numbers, the crate's token, index lists.
+    &["unique", "seal", "indices"],
+    // Entities and the log with cursors.
+    &["entity", "log"],
+    // Error types; one component's queued changes (a data type).
+    &["error", "queue"],
+    // The storage (with what it records of its changes).
+    &["sparse_map"],
+    // The plumbing `world!` implements.
+    &["plumbing"],
+    // What a world's type says of its components; change detection's
+    // observers.
+    &["component", "change"],
+    // Storages in step with their world.
+    &["in_step"],
+    // Owning groups.
+    &["group"],
+    // The one structural path.
+    &["structural"],
+    // Changes applied later; queries; the invariants' checks.
+    &["deferred", "commands", "query", "invariants"],
+    // Systems.
+    &["system"],
+    // The `World` facade.
+    &["world"],
+    // What sits on the facade: the schedule, saving, the generated example.
+    &["schedule", "serde_impls", "example_generated"],
+];
+
+/// The layer of a top-level module (`None` if it is not listed).
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|layer| layer.contains(&module))
+}
+
+#[test]
+fn folders_are_layers() {
+    let folders = folder_graph();
+    assert!(folders.len() > 15, "the scan found the folders: {folders:?}");
+    for (module, uses) in &folders {
+        let Some(layer) = layer_of(module) else {
+            panic!("`{module}` is in no layer: add it to LAYERS (and to CONTRIBUTING.md)");
+        };
+        for used in uses {
+            let used_layer = layer_of(used)
+                .unwrap_or_else(|| panic!("`{used}` is in no layer: add it to LAYERS"));
+            assert!(
+                used_layer < layer,
+                "`{module}` (layer {layer}) uses `{used}` (layer {used_layer}): a module uses \
+                 only lower layers. {module} uses {uses:?}"
+            );
+        }
+    }
+    // The check sees an upward use where there is one.
+    assert!(folders["world"].contains("structural"));
+    assert!(layer_of("structural") < layer_of("world"));
 }

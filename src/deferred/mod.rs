@@ -36,10 +36,8 @@
 //! report, and a queued add of an entity that is despawned is dropped with
 //! the entity's other components, as documented on `despawn`.
 
-pub(crate) mod queue;
-
 use crate::error::AddErrorKind;
-use crate::world::storages::{Column, EachStorage, Storages};
+use crate::plumbing::{Column, EachStorage, Storages};
 use crate::{Contains, Entity};
 
 // ----- the world's queues -----

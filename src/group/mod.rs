@@ -84,11 +84,11 @@
 
 use crate::component::parts::BundleParts;
 use crate::indices::{covers, overlaps};
+#[cfg(any(feature = "testing", feature = "serde"))]
+use crate::plumbing::EachGroupRef;
+use crate::plumbing::{EachGroup, Packing, Storages};
 use crate::seal::TOKEN;
 use crate::sparse_map::mark::Mark;
-#[cfg(any(feature = "testing", feature = "serde"))]
-use crate::world::storages::EachGroupRef;
-use crate::world::storages::{EachGroup, Packing, Storages};
 use crate::Entity;
 
 pub(crate) mod upkeep;

@@ -2,9 +2,9 @@
 //! rebuilding the packing from scratch (see the module docs one level up).
 
 use super::GroupMark;
+use crate::plumbing::ColumnAccess;
+use crate::plumbing::{Packing, Storages};
 use crate::seal::{Token, TOKEN};
-use crate::world::storages::ColumnAccess;
-use crate::world::storages::{Packing, Storages};
 use crate::{Contains, Entity};
 
 macro_rules! impl_group {

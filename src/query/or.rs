@@ -12,7 +12,7 @@ use super::plan::Planner;
 use super::rows::NoRows;
 use super::terms::{DistinctTerms, Query, QueryParts, QueryTerm, TermId};
 use crate::indices::{Indices, DUPLICATE_IN_QUERY};
-use crate::world::storages::Storages;
+use crate::plumbing::Storages;
 use crate::{Entity, SparseMap};
 
 /// A fetch that is a filter: it yields `()` and reads only membership.

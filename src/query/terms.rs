@@ -8,9 +8,9 @@ use super::filters::{Added, Changed, Maybe, With, Without};
 use crate::change::Tracked;
 use crate::in_step;
 use crate::indices::{all_distinct_lists, Indices, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
+use crate::plumbing::TrackedColumn;
+use crate::plumbing::{Column, ColumnAccess, ColumnOf, Storages};
 use crate::seal::TOKEN;
-use crate::world::storages::TrackedColumn;
-use crate::world::storages::{Column, ColumnAccess, ColumnOf, Storages};
 use crate::{Contains, SparseMap};
 
 /// A read-only query over a world `W`: `&C`, `Option<&C>`, [`With<C>`] or

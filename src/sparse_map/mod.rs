@@ -14,10 +14,10 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::mem;
 
-use crate::change::{ChangeLog, Filter, Mut, Track, Tracked, Untracked};
 use crate::entity::{EntityAllocator, Fresh, SyncStamp};
 use crate::error::AddErrorKind;
 use crate::Entity;
+use track::{ChangeLog, Filter, Track, Tracked, Untracked};
 
 mod iter;
 pub(crate) mod mark;
@@ -25,6 +25,7 @@ mod pages;
 mod set;
 #[cfg(test)]
 mod tests;
+pub(crate) mod track;
 mod view;
 
 pub use iter::{Iter, IterMut};
@@ -613,60 +614,11 @@ impl<T, K: Track> SparseMap<T, K> {
         }
     }
 
-    /// Calls `f(entity, value)` for every value, in dense order, handing
-    /// each out as a [`Mut`]: on a tracked storage, a value counts as
-    /// changed only if it is written through (not for being looked at), so
-    /// a system that changes a few of many values marks only those. On an
-    /// untracked storage it is a plain walk.
-    ///
-    /// ```
-    /// # use typed_ecs::prelude::*;
-    /// # use typed_ecs::query::Changed;
-    /// # #[derive(Debug, PartialEq)] struct Hp(i32);
-    /// # world! { struct Game<Hp>; tracked (Hp); }
-    /// let mut world = Game::new();
-    /// let low = world.spawn_with((Hp(5),));
-    /// let high = world.spawn_with((Hp(500),));
-    /// world.clear_changes();
-    /// // Clamp: only the values above 100 are written, and marked.
-    /// world.hp.for_each_mut(|_, mut hp| {
-    ///     if hp.0 > 100 {
-    ///         hp.0 = 100;
-    ///     }
-    /// });
-    /// let changed: Vec<Entity> = world.query::<Changed<&Hp>>().map(|(e, _)| e).collect();
-    /// assert_eq!(changed, [high]);
-    /// assert_eq!(world.get::<Hp>(low), Some(&Hp(5)));
-    /// ```
+    /// The entities, the values (mutably) and the change record, side by
+    /// side: for a walk that marks values itself (see [`Mut`](crate::Mut)).
     #[inline]
-    pub fn for_each_mut(&mut self, mut f: impl FnMut(Entity, Mut<'_, T>)) {
-        let mut log = self.track.tracked_mut();
-        for (slot, (&entity, value)) in self.set.dense.iter().zip(&mut self.set.data).enumerate() {
-            f(entity, Mut::new(value, log.as_deref_mut(), slot, entity));
-        }
-    }
-
-    /// `entity`'s value as a [`Mut`], if it has one: on a tracked storage,
-    /// it counts as changed only once written through (see
-    /// [`Mut::set_if_neq`] and [`Mut::bypass_change_detection`]).
-    ///
-    /// ```
-    /// # use typed_ecs::prelude::*;
-    /// # use typed_ecs::query::Changed;
-    /// # #[derive(Debug, PartialEq)] struct Hp(i32);
-    /// # world! { struct Game<Hp>; tracked (Hp); }
-    /// let mut world = Game::new();
-    /// let e = world.spawn_with((Hp(5),));
-    /// world.clear_changes();
-    /// let mut hp = world.hp.get_mut_lazy(e).unwrap();
-    /// assert!(!hp.set_if_neq(Hp(5)), "the same value: no change");
-    /// assert_eq!(world.query::<Changed<&Hp>>().count(), 0);
-    /// ```
-    #[inline]
-    pub fn get_mut_lazy(&mut self, entity: Entity) -> Option<Mut<'_, T>> {
-        let slot = self.set.index_of(entity)?;
-        let log = self.track.tracked_mut();
-        Some(Mut::new(&mut self.set.data[slot], log, slot, entity))
+    pub(crate) fn parts_mut(&mut self) -> (&[Entity], &mut [T], &mut K) {
+        (&self.set.dense, &mut self.set.data, &mut self.track)
     }
 
     /// Checks the storage's invariant (see the type docs) and panics with a

@@ -7,7 +7,7 @@ use core::ops::Range;
 use super::iter::IterMut;
 use super::mark::Mark;
 use super::pages::Pages;
-use crate::change::{ChangeLog, Filter};
+use super::track::{ChangeLog, Filter};
 use crate::entity::SyncStamp;
 use crate::Entity;
 

@@ -14,8 +14,8 @@ use super::react;
 use crate::component::BundleParts;
 use crate::entity::{Fresh, OutOfIndices};
 use crate::error::SpawnError;
+use crate::plumbing::Storages;
 use crate::seal::TOKEN;
-use crate::world::storages::Storages;
 use crate::Entity;
 
 /// What a batch spawn keeps of the entities it makes, in order.

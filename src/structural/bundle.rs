@@ -3,7 +3,7 @@
 //! calls these, nothing else does.
 
 use crate::component::{parts, DistinctComponents};
-use crate::world::storages::{Column, ColumnAccess, Storages};
+use crate::plumbing::{Column, ColumnAccess, Storages};
 use crate::{Contains, Entity};
 
 /// A bundle element's `Id`.

@@ -7,8 +7,8 @@ use alloc::vec::Vec;
 
 use super::react;
 use crate::change::Track;
+use crate::plumbing::{Column, EachStorage, Storages};
 use crate::seal::TOKEN;
-use crate::world::storages::{Column, EachStorage, Storages};
 use crate::{Entity, EntityAllocator, SparseMap};
 
 /// `despawn`: every group lets the entity out, every storage detaches its

@@ -21,7 +21,7 @@
 //! in `react.rs`.
 //!
 //! Values taken out are dropped only once every storage is consistent
-//! again (see [`EachStorage`](crate::world::storages::EachStorage)), so a
+//! again (see [`EachStorage`](crate::plumbing::EachStorage)), so a
 //! panicking `Drop` cannot leave the world half-updated.
 
 pub(crate) mod batch;
@@ -31,8 +31,8 @@ pub(crate) mod react;
 
 use crate::component::BundleParts;
 use crate::entity::OutOfIndices;
+use crate::plumbing::{ColumnAccess, Storages};
 use crate::seal::TOKEN;
-use crate::world::storages::{ColumnAccess, Storages};
 use crate::{Contains, Entity};
 
 /// What [`add`] does when the entity already has the component.

@@ -6,7 +6,7 @@
 
 use crate::component::BundleParts;
 use crate::indices;
-use crate::world::storages::Storages;
+use crate::plumbing::Storages;
 use crate::{Contains, Entity};
 
 /// Whether anything reacts to `C`'s values coming and going (it is in an

@@ -17,8 +17,8 @@ use core::marker::PhantomData;
 
 use super::access::{check_system, is_exclusive, Access, Names};
 use super::param::{Source, SystemParam};
+use crate::plumbing::Storages;
 use crate::seal::Sealed;
-use crate::world::storages::Storages;
 use crate::ApplyReport;
 
 /// The parameter list of a function: `F: SystemShape<fn(P1, P2)>` for every

@@ -18,8 +18,8 @@ use alloc::vec::Vec;
 
 use super::access::{Access, Target};
 use crate::commands::Commands;
+use crate::plumbing::{lent_twice, Column, Storages};
 use crate::seal::TOKEN;
-use crate::world::storages::{lent_twice, Column, Storages};
 use crate::{ApplyReport, EntityAllocator, SparseMap};
 
 /// Where a system's parameters come from: the whole world (for an exclusive

@@ -6,9 +6,9 @@ use core::marker::PhantomData;
 use super::param::{Source, WriteParam};
 use crate::change::{ChangeLog, Tracked, Window};
 use crate::log::Cursor;
+use crate::plumbing::{Storages, TrackedColumn};
 use crate::query::{ChangedMut, ChangedRef};
 use crate::seal::TOKEN;
-use crate::world::storages::{Storages, TrackedColumn};
 use crate::{Entity, SparseMap};
 
 /// A system parameter, `&mut Seen<C>`: the system's own view of the

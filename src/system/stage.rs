@@ -13,8 +13,8 @@ use core::time::Duration;
 use super::access::{check_stage, Access};
 use super::function::{names, FunctionSystem, Member, SystemFn, SystemParams, SystemShape};
 use super::param::Source;
+use crate::plumbing::Storages;
 use crate::seal::Sealed;
-use crate::world::storages::Storages;
 
 /// One step of a schedule that runs systems: a single system, or a stage.
 pub trait Step<W> {

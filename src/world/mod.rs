@@ -1,15 +1,16 @@
-//! The [`World`] trait: every world method, written once.
+//! The [`World`] trait: every world method, written once. The facade
+//! only: each method checks what the user gave it and hands the work to
+//! the mechanism that does it.
 //!
-//! `world!` implements [`Storages`] (the plumbing: the allocator, the split
-//! borrow and visitors over every storage and every group) and [`World`]
-//! (two constants) for the struct it declares; every method here is generic
-//! code over that plumbing. The pieces each have a file:
+//! `world!` implements `Storages` (the plumbing, in `plumbing.rs`: the
+//! allocator, the split borrows and visitors over every storage and every
+//! group) for the struct it declares, and every `Storages` is a [`World`]
+//! (one blanket impl). Where the work is done:
 //!
-//! * `storages.rs`: the sealed traits the macro implements;
-//! * `sync.rs`: keeping storages in step with the allocator;
-//! * `batch.rs`: spawning many entities at once;
-//! * `detach.rs`: despawning (one entity or many), removing every
-//!   component, clearing;
+//! * `structural/`: every add, removal, spawn and despawn;
+//! * `deferred/` and `commands.rs`: changes applied later;
+//! * `in_step.rs`: storages moved between worlds;
+//! * `query/`, `group/`, `change/`: queries, owning groups, change tracking;
 //! * `invariants.rs`: the checks behind `assert_invariants` and loading.
 
 use alloc::vec::Vec;
@@ -24,19 +25,14 @@ use crate::error::{AddError, AddErrorKind, SpawnError};
 use crate::group::Group;
 use crate::in_step;
 use crate::indices::NEEDS_REQUIRED;
+use crate::plumbing::TrackedColumn;
 use crate::query::fetch::Access;
 use crate::query::{Join, Query, QueryItem, QueryIter, QueryParts};
 use crate::seal::TOKEN;
 use crate::structural::{self, batch, despawn, OnPresent};
-use crate::world::storages::TrackedColumn;
 use crate::{Contains, Entity, SparseMap};
 
-pub(crate) mod changes;
-#[cfg(any(feature = "testing", feature = "serde"))]
-pub(crate) mod invariants;
-pub(crate) mod storages;
-
-use storages::{ColumnAccess, ColumnOf, Storages};
+use crate::plumbing::{ColumnAccess, ColumnOf, Storages};
 
 /// Everything a world can do. Every struct [`world!`](macro@crate::world) declares
 /// is a `World` (one blanket impl over the plumbing the macro writes); bring
@@ -1275,7 +1271,7 @@ pub trait World: Storages {
     /// assert_eq!(world.query::<Changed<&Pos>>().count(), 1);
     /// ```
     fn clear_changes(&mut self) {
-        changes::clear(self);
+        crate::change::world::clear(self);
     }
 
     /// The entities that lost their tracked `C` since the last
@@ -1370,7 +1366,7 @@ pub trait World: Storages {
     #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
     #[cfg(feature = "testing")]
     fn assert_invariants(&self) {
-        if let Err(problem) = invariants::check_world(self) {
+        if let Err(problem) = crate::invariants::check_world(self) {
             panic!("{}: {problem}", Self::NAME);
         }
     }

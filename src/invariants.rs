@@ -4,7 +4,7 @@
 
 use alloc::string::String;
 
-use super::storages::{Column, EachStorageRef, Storages};
+use crate::plumbing::{Column, EachStorageRef, Storages};
 use crate::seal::TOKEN;
 use crate::{EntityAllocator, SparseMap};
 

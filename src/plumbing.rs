@@ -24,9 +24,9 @@
 //! and nothing more. What this crate adds on top ([`ColumnAccess`],
 //! `Packing`) is crate-private.
 
-use crate::change::{Track, Tracked};
-use crate::deferred::queue::Queue;
+use crate::queue::Queue;
 use crate::seal::{Token, TOKEN};
+use crate::sparse_map::track::{Track, Tracked};
 use crate::{Entity, EntityAllocator, SparseMap};
 use core::mem;
 

@@ -2,9 +2,9 @@
 //! storage's changes (see [`World::clear_changes`](crate::World::clear_changes)),
 //! and the clock a schedule advances between stages.
 
-use crate::change::Hooks;
+use super::Hooks;
+use crate::plumbing::{Column, EachStorage, Storages};
 use crate::seal::TOKEN;
-use crate::world::storages::{Column, EachStorage, Storages};
 
 /// What to do to every storage's change record.
 #[derive(Clone, Copy)]

@@ -1,10 +1,12 @@
-//! Change tracking: what a storage records when its world lists the
-//! component in `tracked (…);`.
+//! What a storage records of its changes when its world lists the
+//! component in `tracked (…);`: the storage's own record, kept as the
+//! storage changes. Who looks at it, and how, is
+//! [`change`](crate::change)'s.
 //!
 //! A storage's second type parameter says whether it tracks: [`Untracked`]
 //! (the default) records nothing, is zero-sized, and every hook below is an
 //! empty inline function, so an untracked storage compiles to exactly the
-//! code it had before tracking existed. [`Tracked`] keeps a change log.
+//! code it would without tracking. [`Tracked`] keeps a change log.
 //!
 //! # The change log
 //!
@@ -29,9 +31,8 @@
 //!   one (`prev`), so that an observer looking now, whose window ends
 //!   before the current stamp, still finds a value changed earlier in its
 //!   window and again under the current stamp;
-//! * the entities removed, with the stamp of each removal, in a
-//!   log (`log.rs`) that keeps each removal until every observer has
-//!   passed it.
+//! * the entities removed, with the stamp of each removal, in a log
+//!   (`log.rs`) that keeps each removal until every observer has passed it.
 //!
 //! An observer looks at a window of stamps `[since, until)`. The entities
 //! changed in it are the live entries from the first stamp `>= since` on
@@ -39,14 +40,9 @@
 //! entity: either way O(changed), never a scan of the storage.
 //!
 //! Stamps mean something only within one log: the log has an identity (see
-//! `log.rs`), new for a new or cloned storage and for a loaded
-//! one, and an observer whose window belongs to another identity sees the
-//! storage as wholly new.
-//!
-//! Who advances the clock, and who holds which window, is said in the
-//! [`change`](crate::change) docs of each observer: the world's own view
-//! ([`World::clear_changes`](crate::World::clear_changes)) and each
-//! system's [`Seen`](crate::system::Seen).
+//! `log.rs`), new for a new or cloned storage and for a loaded one, and an
+//! observer whose window belongs to another identity sees the storage as
+//! wholly new.
 
 #[cfg(any(test, feature = "testing", feature = "serde"))]
 use alloc::string::String;
@@ -61,48 +57,42 @@ use crate::Entity;
 /// no storage ever holds, so it never matches a stored entity.
 const TOMBSTONE: Entity = Entity::new(u32::MAX, NonZeroU32::MAX);
 
-mod hooks {
-    use super::*;
-
-    /// The hooks a storage calls as it changes. Crate-private: a
-    /// [`Track`](super::Track) can be named from outside, but none of this
-    /// can be called or implemented there.
-    pub(crate) trait Hooks: Sized {
-        /// The record of an empty storage.
-        const NEW: Self;
-        /// A value was appended to the dense arrays for `entity`.
-        fn pushed(&mut self, entity: Entity);
-        /// The value in `slot` was handed out mutably or replaced.
-        fn changed(&mut self, slot: usize, entity: Entity);
-        /// Every value was handed out mutably.
-        fn changed_all(&mut self);
-        /// The value of `entity` was swap-removed from `slot`.
-        fn removed(&mut self, slot: usize, entity: Entity);
-        /// Slots `a` and `b` swapped their contents.
-        fn swapped(&mut self, a: usize, b: usize);
-        /// Every value was taken out; `entities` are the ones that were
-        /// stored.
-        fn removed_all(&mut self, entities: &[Entity]);
-        /// Checks the log against the storage's entities.
-        #[cfg(any(test, feature = "testing", feature = "serde"))]
-        fn check(&self, dense: &[Entity]) -> Result<(), String>;
-        /// Starts a new stamp (see [`ChangeLog::tick`](super::ChangeLog)).
-        fn tick(&mut self);
-        /// Starts the world's view afresh (see `World::clear_changes`).
-        fn clear(&mut self);
-        /// A load starts clean: nothing changed in the world's view.
-        #[cfg(feature = "serde")]
-        fn loaded(&mut self) {
-            self.clear();
-        }
-        /// A schedule's run starts (see `world::changes::run_started`).
-        fn run_started(&mut self);
-        /// The change record, if the storage keeps one.
-        fn tracked_mut(&mut self) -> Option<&mut super::Tracked>;
+/// The hooks a storage calls as it changes. Crate-private: a
+/// [`Track`] can be named from outside, but none of this
+/// can be called or implemented there.
+pub(crate) trait Hooks: Sized {
+    /// The record of an empty storage.
+    const NEW: Self;
+    /// A value was appended to the dense arrays for `entity`.
+    fn pushed(&mut self, entity: Entity);
+    /// The value in `slot` was handed out mutably or replaced.
+    fn changed(&mut self, slot: usize, entity: Entity);
+    /// Every value was handed out mutably.
+    fn changed_all(&mut self);
+    /// The value of `entity` was swap-removed from `slot`.
+    fn removed(&mut self, slot: usize, entity: Entity);
+    /// Slots `a` and `b` swapped their contents.
+    fn swapped(&mut self, a: usize, b: usize);
+    /// Every value was taken out; `entities` are the ones that were
+    /// stored.
+    fn removed_all(&mut self, entities: &[Entity]);
+    /// Checks the log against the storage's entities.
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
+    fn check(&self, dense: &[Entity]) -> Result<(), String>;
+    /// Starts a new stamp (see [`ChangeLog::tick`](super::ChangeLog)).
+    fn tick(&mut self);
+    /// Starts the world's view afresh (see `World::clear_changes`).
+    fn clear(&mut self);
+    /// A load starts clean: nothing changed in the world's view.
+    #[cfg(feature = "serde")]
+    fn loaded(&mut self) {
+        self.clear();
     }
+    /// A schedule's run starts (see `world::changes::run_started`).
+    fn run_started(&mut self);
+    /// The change record, if the storage keeps one.
+    fn tracked_mut(&mut self) -> Option<&mut Tracked>;
 }
-
-pub(crate) use hooks::Hooks;
 
 /// Whether a [`SparseMap`](crate::SparseMap) records changes: [`Untracked`]
 /// (the default) or [`Tracked`]. `world!` picks it for each storage from its
@@ -174,7 +164,8 @@ impl Hooks for Untracked {
 /// the [`Changed`](crate::query::Changed) and [`Added`](crate::query::Added)
 /// query terms, [`World::removed`](crate::World::removed) and a system's
 /// [`Seen`](crate::system::Seen). `world!` gives it to the components listed
-/// in `tracked (…);`. See the [module docs](self) for what it keeps.
+/// in `tracked (…);`: a log of which values changed under which stamp,
+/// read by the observers of [`change`](crate::change).
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -722,153 +713,6 @@ fn before(window: Window, latest: u64, prev: u64) -> u64 {
         latest
     } else {
         prev
-    }
-}
-
-/// A value handed out mutably that counts as changed only once written
-/// through: [`DerefMut`](core::ops::DerefMut) (any write, `*value = …`,
-/// `value.0 += 1`, a `&mut` method) marks it, reading through
-/// [`Deref`](core::ops::Deref) does not. bevy's `Mut<T>`. Made by
-/// [`SparseMap::for_each_mut`](crate::SparseMap::for_each_mut) and
-/// [`SparseMap::get_mut_lazy`](crate::SparseMap::get_mut_lazy); on an
-/// untracked storage it marks nothing.
-///
-/// ```
-/// use typed_ecs::prelude::*;
-/// use typed_ecs::query::Changed;
-///
-/// #[derive(Debug, PartialEq)]
-/// struct Hp(i32);
-/// world! { struct Game<Hp>; tracked (Hp); }
-///
-/// let mut world = Game::new();
-/// let a = world.spawn_with((Hp(150),));
-/// let b = world.spawn_with((Hp(50),));
-/// world.clear_changes();
-/// world.hp.for_each_mut(|_, mut hp: Mut<'_, Hp>| {
-///     let clamped = Hp(hp.0.min(100)); // a read: no mark
-///     hp.set_if_neq(clamped); // writes, and marks, only if different
-/// });
-/// let changed: Vec<Entity> = world.query::<Changed<&Hp>>().map(|(e, _)| e).collect();
-/// assert_eq!(changed, [a]);
-/// # let _ = b;
-/// ```
-pub struct Mut<'a, T> {
-    value: &'a mut T,
-    /// Where to mark the value, until it is marked (`None` then, and on an
-    /// untracked storage).
-    mark: Option<(&'a mut Tracked, usize, Entity)>,
-}
-
-impl<'a, T> Mut<'a, T> {
-    /// `value`, in `slot` of a storage for `entity`, whose change record
-    /// (if it is tracked) is `log`.
-    #[inline]
-    pub(crate) fn new(
-        value: &'a mut T,
-        log: Option<&'a mut Tracked>,
-        slot: usize,
-        entity: Entity,
-    ) -> Self {
-        Mut {
-            value,
-            mark: log.map(|log| (log, slot, entity)),
-        }
-    }
-
-    /// Marks the value changed (once).
-    #[inline]
-    fn touch(&mut self) {
-        if let Some((tracked, slot, entity)) = self.mark.take() {
-            tracked.log.changed(slot, entity);
-        }
-    }
-
-    /// Writes `value` only if it differs from the current one (and marks
-    /// it then); returns whether it did. bevy's `set_if_neq`.
-    ///
-    /// ```
-    /// # use typed_ecs::prelude::*;
-    /// # #[derive(Debug, PartialEq)] struct Hp(i32);
-    /// # world! { struct Game<Hp>; tracked (Hp); }
-    /// let mut world = Game::new();
-    /// let e = world.spawn_with((Hp(1),));
-    /// let mut hp = world.hp.get_mut_lazy(e).unwrap();
-    /// assert!(!hp.set_if_neq(Hp(1)));
-    /// assert!(hp.set_if_neq(Hp(2)));
-    /// ```
-    #[inline]
-    pub fn set_if_neq(&mut self, value: T) -> bool
-    where
-        T: PartialEq,
-    {
-        if *self.value == value {
-            return false;
-        }
-        self.touch();
-        *self.value = value;
-        true
-    }
-
-    /// The value, mutably, *without* marking it changed: a write through
-    /// it is not seen by any observer. For bookkeeping an observer should
-    /// not react to (a cache, a counter). bevy's `bypass_change_detection`.
-    ///
-    /// ```
-    /// # use typed_ecs::prelude::*;
-    /// # use typed_ecs::query::Changed;
-    /// # struct Hp(i32);
-    /// # world! { struct Game<Hp>; tracked (Hp); }
-    /// let mut world = Game::new();
-    /// let e = world.spawn_with((Hp(1),));
-    /// world.clear_changes();
-    /// world.hp.get_mut_lazy(e).unwrap().bypass_change_detection().0 = 7;
-    /// assert_eq!(world.query::<Changed<&Hp>>().count(), 0);
-    /// ```
-    #[inline]
-    pub fn bypass_change_detection(&mut self) -> &mut T {
-        self.value
-    }
-
-    /// The value, mutably, for as long as the `Mut` could be used, marked
-    /// changed.
-    ///
-    /// ```
-    /// # use typed_ecs::prelude::*;
-    /// # struct Hp(i32);
-    /// # world! { struct Game<Hp>; tracked (Hp); }
-    /// let mut world = Game::new();
-    /// let e = world.spawn_with((Hp(1),));
-    /// let hp: &mut Hp = world.hp.get_mut_lazy(e).unwrap().into_inner();
-    /// hp.0 = 2;
-    /// ```
-    #[inline]
-    pub fn into_inner(mut self) -> &'a mut T {
-        self.touch();
-        self.value
-    }
-}
-
-impl<T> core::ops::Deref for Mut<'_, T> {
-    type Target = T;
-
-    #[inline]
-    fn deref(&self) -> &T {
-        self.value
-    }
-}
-
-impl<T> core::ops::DerefMut for Mut<'_, T> {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut T {
-        self.touch();
-        self.value
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for Mut<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.value.fmt(f)
     }
 }
 
