@@ -115,7 +115,7 @@
    struct, with one `pub SparseMap<C>` field per component, and trait impls
    whose bodies are one-line forwards to those fields:
 
-   * `Column<W>` for each component `C` (src/world/storages.rs): the field's
+   * `Column<W>` for each component `C` (src/plumbing.rs): the field's
      position (used to reject duplicates at compile time), access to the
      field, and where it is in the world's split borrow and in a command
      buffer. `C: Component<W>` and `W: Contains<C>` follow from it by
@@ -123,22 +123,26 @@
      never guesses `C` from a world's only impl: see the `Component` docs.)
    * `Storages` for the world: its name, the allocator, the split borrow,
      and one visitor over every storage and one over every owning group.
-     `W: World` follows from it by a blanket impl. Both traits are sealed:
-     the macro reaches them as `$crate::__private::…`.
+     `W: World` follows from it by a blanket impl. Both are sealed: the
+     macro reaches them as `$crate::__private::…`, and each method takes a
+     token only this crate can make.
 
    Every user-facing method is a provided method of `World`
-   (src/world/mod.rs), a few lines over the mechanism modules; everything
-   that touches every field (despawn, clear, the sync point, applying a
-   `Commands` buffer, group upkeep, invariant checks) is a small visitor in
-   the module of its mechanism. A new feature adds a visitor, not a method
-   to `World`, and no module below `World` imports it (tests/architecture.rs).
+   (src/world/mod.rs), a few lines over the mechanism modules; every add,
+   removal, spawn and despawn goes through src/structural/, where what
+   reacts to it is wired (src/structural/react.rs); everything that touches
+   every field (despawn, clear, the sync point, applying a `Commands`
+   buffer, group upkeep, invariant checks) is a small visitor in the module
+   of its mechanism. A new feature adds a visitor or a reaction, not a
+   method to `World`, and the folders are layers (tests/architecture.rs,
+   CONTRIBUTING.md).
 
    The bound `Self: Contains<C>` on those methods is what makes a missing
    component a compile error; `Contains`, `Component` and `Column` carry the
    `#[diagnostic::on_unimplemented]` message.
 
    Generated code spells every path `$crate::__private::…` or `$crate::…`, so
-   a user crate needs neither `paste` nor `static_assertions`, and nothing it
+   a user crate needs no dependency of typed_ecs's, and nothing it
    defines (`mod core {}`, `#![no_implicit_prelude]`) can break the expansion.
 */
 #![no_std]
@@ -147,7 +151,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, rust_2018_idioms)]
 // Sealing: the plumbing behind the public traits is crate-private traits
-// (`Fetch: Access`, `Track: Hooks`, `Group: Packing`, `Contains: ColumnOf`),
+// (`Fetch: Access`, `Track: Hooks`, `Group: Packing`, `Contains:
+// ColumnAccess`),
 // so a bound lets user code name the public trait but call, read or
 // implement none of the plumbing. Public items are bounded by them on
 // purpose.
