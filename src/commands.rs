@@ -4,18 +4,20 @@
 //! A buffer is typed by its world and stores one queue per component, in a
 //! struct that [`world!`](macro@crate::world) generates: no boxing, no type erasure.
 
-use alloc::collections::VecDeque;
 use alloc::vec::Vec;
-use core::any::type_name;
 use core::fmt;
 
 use crate::component::BundleParts;
+use crate::deferred::{self, Applier};
 use crate::entity::RESERVATION_LIMIT;
 use crate::in_step;
-use crate::plumbing::{Column, ColumnAccess, EachStorage, Storages};
+use crate::plumbing::{ColumnAccess, Storages};
+use crate::queue::OnPresent;
 use crate::seal::TOKEN;
-use crate::structural::{self, OnPresent};
+use crate::structural;
 use crate::{Contains, Entity};
+
+pub use crate::deferred::{CommandKind, RejectReason};
 
 // Applying takes each command out of its queue, and out of `len`, before
 // acting on it, and acts on the world before anything is dropped; a
@@ -24,113 +26,47 @@ use crate::{Contains, Entity};
 // order, and the buffer's `progress` holds the report so far.
 
 /// Applies a command buffer to a world (what [`World::apply`](crate::World::apply)
-/// does): spawns, then removals, then additions, then despawns.
+/// does): spawns, then the queues (removals, additions, despawns) through
+/// the one apply loop of the world's deferred changes.
 pub(crate) fn apply<W: Storages>(world: &mut W, commands: &mut Commands<W>) -> ApplyReport {
     in_step::sync_all(world);
     commands.spawn_real_entities(world);
-    apply_queues(world, commands);
-    commands.apply_despawns(world);
+    let Commands {
+        queues,
+        progress,
+        len,
+        ..
+    } = commands;
+    deferred::apply(world, queues, &mut Buffer { progress, len });
     commands.finish_apply()
 }
 
-/// Applies a buffer's queued removals, then its queued additions, storage by
-/// storage in declaration order, each queue in the order queued.
-fn apply_queues<W: Storages>(world: &mut W, commands: &mut Commands<W>) {
-    struct ApplyQueues<'a, W: Storages> {
-        commands: &'a mut Commands<W>,
-        additions: bool,
-    }
-    impl<W: Storages> EachStorage<W> for ApplyQueues<'_, W> {
-        type Out<C> = ();
-        fn visit<C: Column<W>>(&mut self, world: &mut W) {
-            if self.additions {
-                apply_additions::<W, C>(world, self.commands);
-            } else {
-                apply_removals::<W, C>(world, self.commands);
-            }
-        }
-    }
-    world.each(
-        &mut ApplyQueues {
-            commands: &mut *commands,
-            additions: false,
-        },
-        TOKEN,
-    );
-    world.each(
-        &mut ApplyQueues {
-            commands,
-            additions: true,
-        },
-        TOKEN,
-    );
+/// A buffer as it is applied: its reserved handles resolve to the entities
+/// made for them, and every refusal goes in its report.
+struct Buffer<'a> {
+    progress: &'a mut ApplyReport,
+    len: &'a mut usize,
 }
 
-/// Applies the removals queued for `C` in a command buffer, in the order
-/// queued.
-fn apply_removals<W: Contains<C>, C: Column<W>>(world: &mut W, commands: &mut Commands<W>) {
-    let Commands {
-        queues,
-        progress,
-        len,
-        ..
-    } = commands;
-    let queue = C::queue(queues, TOKEN);
-    while let Some(entity) = queue.removes.pop_front() {
-        *len -= 1;
-        match progress
-            .resolve(entity)
-            .filter(|&real| world.allocator(TOKEN).is_alive(real))
-        {
-            Some(real) => drop(structural::remove::<W, C>(world, real)),
-            None => progress.reject(
-                entity,
-                CommandKind::Remove,
-                Some(type_name::<C>()),
-                RejectReason::DeadEntity,
-            ),
-        }
+impl Applier for Buffer<'_> {
+    #[inline]
+    fn resolve(&self, entity: Entity) -> Option<Entity> {
+        self.progress.resolve(entity)
     }
-}
 
-/// Applies the additions queued for `C` in a command buffer, in the order
-/// queued.
-fn apply_additions<W: Contains<C>, C: Column<W>>(world: &mut W, commands: &mut Commands<W>) {
-    let Commands {
-        queues,
-        progress,
-        len,
-        ..
-    } = commands;
-    let queue = C::queue(queues, TOKEN);
-    while let Some((entity, value, replace)) = queue.adds.pop_front() {
-        *len -= 1;
-        let on_present = if replace {
-            OnPresent::Replace
-        } else {
-            OnPresent::Reject
-        };
-        let (value, reason) = match progress
-            .resolve(entity)
-            .filter(|&real| world.allocator(TOKEN).is_alive(real))
-        {
-            Some(real) => match structural::add::<W, C>(world, real, value, on_present) {
-                // The world is consistent before the old value is dropped.
-                Ok(replaced) => {
-                    drop(replaced);
-                    continue;
-                }
-                Err(value) => (value, RejectReason::AlreadyPresent),
-            },
-            None => (value, RejectReason::DeadEntity),
-        };
-        let kind = if replace {
-            CommandKind::Insert
-        } else {
-            CommandKind::Add
-        };
-        progress.reject(entity, kind, Some(type_name::<C>()), reason);
-        drop(value);
+    #[inline]
+    fn took(&mut self) {
+        *self.len -= 1;
+    }
+
+    fn refused(
+        &mut self,
+        entity: Entity,
+        change: CommandKind,
+        component: Option<&'static str>,
+        reason: RejectReason,
+    ) {
+        self.progress.reject(entity, change, component, reason);
     }
 }
 
@@ -280,7 +216,6 @@ pub fn advance_reservations_for_tests(n: u64) {
 /// ```
 pub struct Commands<W: Storages> {
     pub(crate) queues: <W as Storages>::Queues,
-    pub(crate) despawns: VecDeque<Entity>,
     /// Reserved handles handed out since the last completed apply, by
     /// ordinal; those from `progress.made.len()` on are spawns still queued.
     reserved: usize,
@@ -311,7 +246,6 @@ impl<W: Storages> Commands<W> {
     pub fn new() -> Self {
         Commands {
             queues: <W as Storages>::Queues::default(),
-            despawns: VecDeque::new(),
             reserved: 0,
             progress: ApplyReport::new(),
             len: 0,
@@ -382,7 +316,11 @@ impl<W: Storages> Commands<W> {
     where
         W: Contains<C>,
     {
-        <W as ColumnAccess<C>>::queue(&mut self.queues).push_add(entity, component);
+        <W as ColumnAccess<C>>::queue(&mut self.queues).push_add(
+            entity,
+            component,
+            OnPresent::Reject,
+        );
         self.len += 1;
     }
 
@@ -407,7 +345,11 @@ impl<W: Storages> Commands<W> {
     where
         W: Contains<C>,
     {
-        <W as ColumnAccess<C>>::queue(&mut self.queues).push_insert(entity, component);
+        <W as ColumnAccess<C>>::queue(&mut self.queues).push_add(
+            entity,
+            component,
+            OnPresent::Replace,
+        );
         self.len += 1;
     }
 
@@ -429,9 +371,7 @@ impl<W: Storages> Commands<W> {
     where
         W: Contains<C>,
     {
-        <W as ColumnAccess<C>>::queue(&mut self.queues)
-            .removes
-            .push_back(entity);
+        <W as ColumnAccess<C>>::queue(&mut self.queues).push_remove(entity);
         self.len += 1;
     }
 
@@ -450,7 +390,7 @@ impl<W: Storages> Commands<W> {
     /// assert!(!world.is_alive(e));
     /// ```
     pub fn despawn(&mut self, entity: Entity) {
-        self.despawns.push_back(entity);
+        W::despawns(&mut self.queues, TOKEN).push(entity);
         self.len += 1;
     }
 
@@ -549,21 +489,6 @@ impl<W: Storages> Commands<W> {
         }
     }
 
-    /// Applies the queued despawns, in the order queued.
-    pub(crate) fn apply_despawns(&mut self, world: &mut W) {
-        while let Some(entity) = self.despawns.pop_front() {
-            self.len -= 1;
-            let despawned = self
-                .progress
-                .resolve(entity)
-                .is_some_and(|real| structural::despawn::despawn(world, real));
-            if !despawned {
-                self.progress
-                    .reject(entity, CommandKind::Despawn, None, RejectReason::DeadEntity);
-            }
-        }
-    }
-
     /// Ends a completed apply: returns the report of everything applied
     /// since the last one, and gives the buffer a fresh start, so handles it
     /// reserved before never match its later spawns.
@@ -580,47 +505,9 @@ impl<W: Storages> fmt::Debug for Commands<W> {
             .field("world", &W::WORLD)
             .field("len", &self.len)
             .field("spawns", &(self.reserved - self.progress.made.len()))
-            .field("despawns", &self.despawns.len())
+            .field("despawns", &W::despawns_ref(&self.queues, TOKEN).len())
             .finish_non_exhaustive()
     }
-}
-
-/// What kind of command was rejected. See [`Rejected`].
-///
-/// ```
-/// use typed_ecs::commands::CommandKind;
-/// assert_ne!(CommandKind::Add, CommandKind::Remove);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum CommandKind {
-    /// `Commands::spawn` / `spawn_with`.
-    Spawn,
-    /// `Commands::add`.
-    Add,
-    /// `Commands::insert`.
-    Insert,
-    /// `Commands::remove`.
-    Remove,
-    /// `Commands::despawn`.
-    Despawn,
-}
-
-/// Why a command was rejected. See [`Rejected`].
-///
-/// ```
-/// use typed_ecs::commands::RejectReason;
-/// assert_ne!(RejectReason::DeadEntity, RejectReason::AlreadyPresent);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum RejectReason {
-    /// The entity was not alive when the command was applied.
-    DeadEntity,
-    /// The entity already had the component the command adds.
-    AlreadyPresent,
-    /// The world ran out of entity indices.
-    OutOfIndices,
 }
 
 /// One command that [`World::apply`](crate::World::apply) could not apply.

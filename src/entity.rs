@@ -388,13 +388,6 @@ pub struct EntityAllocator {
     alive: u32,
     /// Number of indices retired because their generation ran out.
     retired: u32,
-    /// Entities queued by `despawn_deferred`, despawned at the next sync
-    /// point in the order queued: those from `despawns_done` on.
-    pending_despawns: Vec<Entity>,
-    /// How many of `pending_despawns` the sync point has taken. Only a sync
-    /// point that a panicking `Drop` stopped leaves it above 0; the next one
-    /// goes on from there.
-    despawns_done: usize,
     /// Slots may not be created at or past this index (`MAX_SLOTS` normally;
     /// lowered in tests to exercise exhaustion).
     slot_limit: u32,
@@ -413,8 +406,6 @@ impl Clone for EntityAllocator {
             free: self.free.clone(),
             alive: self.alive,
             retired: self.retired,
-            pending_despawns: self.queued_despawns().to_vec(),
-            despawns_done: 0,
             slot_limit: self.slot_limit,
         }
     }
@@ -431,8 +422,6 @@ impl EntityAllocator {
             free: Vec::new(),
             alive: 0,
             retired: 0,
-            pending_despawns: Vec::new(),
-            despawns_done: 0,
             slot_limit: MAX_SLOTS,
         }
     }
@@ -669,12 +658,10 @@ impl EntityAllocator {
         }
     }
 
-    /// Frees every alive entity (each handle goes stale) and drops any queued
-    /// despawns. Slots are kept for reuse. One retirement: the stamp becomes
+    /// Frees every alive entity (each handle goes stale). Slots are kept for
+    /// reuse. One retirement: the stamp becomes
     /// [`next_stamp`](Self::next_stamp).
     pub(crate) fn clear(&mut self) {
-        self.pending_despawns.clear();
-        self.despawns_done = 0;
         self.renew_stamp();
         for index in 0..self.slots.len() as u32 {
             let slot = self.slots[index as usize];
@@ -703,44 +690,10 @@ impl EntityAllocator {
         }
     }
 
-    /// Queues `entity` for despawn at the next sync point. Returns `false`
-    /// when it is not alive (nothing is queued).
-    pub(crate) fn queue_despawn(&mut self, entity: Entity) -> bool {
-        let alive = self.is_alive(entity);
-        if alive {
-            self.pending_despawns.push(entity);
-        }
-        alive
-    }
-
-    /// The despawns queued and not yet taken, in the order queued.
-    fn queued_despawns(&self) -> &[Entity] {
-        &self.pending_despawns[self.despawns_done..]
-    }
-
-    /// Takes the first queued despawn off the queue. The rest stay queued
-    /// until they are taken in turn, so a sync point stopped by a panic
-    /// leaves them for the next one. Once the queue is used up it is emptied
-    /// (keeping its allocation).
-    #[inline]
-    pub(crate) fn pop_pending_despawn(&mut self) -> Option<Entity> {
-        match self.pending_despawns.get(self.despawns_done) {
-            Some(&entity) => {
-                self.despawns_done += 1;
-                Some(entity)
-            }
-            None => {
-                self.pending_despawns.clear();
-                self.despawns_done = 0;
-                None
-            }
-        }
-    }
-
-    /// The records, the free list and the queued despawns, for saving.
+    /// The records and the free list, for saving.
     #[cfg(feature = "serde")]
-    pub(crate) fn parts(&self) -> (&[Slot], &[u32], &[Entity]) {
-        (&self.slots, &self.free, self.queued_despawns())
+    pub(crate) fn parts(&self) -> (&[Slot], &[u32]) {
+        (&self.slots, &self.free)
     }
 
     /// Rebuilds an allocator from saved parts, or says which of the
@@ -749,7 +702,6 @@ impl EntityAllocator {
     pub(crate) fn from_parts(
         slots: Vec<Slot>,
         free: Vec<u32>,
-        pending_despawns: Vec<Entity>,
         limit: u32,
     ) -> Result<Self, alloc::string::String> {
         if limit > MAX_SLOTS {
@@ -774,8 +726,6 @@ impl EntityAllocator {
             slots,
             free,
             alive,
-            pending_despawns,
-            despawns_done: 0,
             slot_limit: limit,
         };
         allocator.check()?;
@@ -792,7 +742,8 @@ impl EntityAllocator {
     /// `true` if this allocator has handed out `entity` at some time: its
     /// index exists and has reached the handle's generation (for a free index,
     /// whose generation is the next one to hand out, passed it).
-    fn issued(&self, entity: Entity) -> bool {
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
+    pub(crate) fn issued(&self, entity: Entity) -> bool {
         match self.slots.get(entity.index() as usize) {
             None => false,
             Some(slot) if slot.alive || slot.generation == NonZeroU32::MAX => {
@@ -810,10 +761,7 @@ impl EntityAllocator {
     /// 3. the free list names existing dead indices, each once;
     /// 4. every dead index has been used (generation ≥ 2), and one that is
     ///    not free is retired: its generation is `u32::MAX`, and the retired
-    ///    count is their number;
-    /// 5. every queued despawn names a handle this allocator handed out
-    ///    (alive or not: an entity queued for despawn may be despawned
-    ///    sooner, and the queued despawn then does nothing).
+    ///    count is their number.
     #[cfg(any(test, feature = "testing", feature = "serde"))]
     pub(crate) fn check(&self) -> Result<(), alloc::string::String> {
         use alloc::format;
@@ -865,14 +813,6 @@ impl EntityAllocator {
             return Err(format!(
                 "the retired count is {} but {retired} slots are retired",
                 self.retired
-            ));
-        }
-        if self.despawns_done > self.pending_despawns.len() {
-            return Err("more queued despawns taken than queued".into());
-        }
-        if let Some(never) = self.queued_despawns().iter().find(|&&e| !self.issued(e)) {
-            return Err(format!(
-                "a despawn is queued for entity {never}, which this allocator never handed out"
             ));
         }
         Ok(())
@@ -944,9 +884,9 @@ impl EntityAllocator {
     }
 }
 
-/// Prints the records, the free list, the counts and the despawns still
-/// queued (not those a sync point has taken); not the identity, which two
-/// allocators with the same entities (a world and its clone) do not share.
+/// Prints the records, the free list and the counts; not the identity,
+/// which two allocators with the same entities (a world and its clone) do
+/// not share.
 impl fmt::Debug for EntityAllocator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EntityAllocator")
@@ -954,7 +894,6 @@ impl fmt::Debug for EntityAllocator {
             .field("free", &self.free)
             .field("alive", &self.alive)
             .field("retired", &self.retired)
-            .field("pending_despawns", &self.queued_despawns())
             .field("slot_limit", &self.slot_limit)
             .finish()
     }
@@ -1173,36 +1112,12 @@ mod tests {
     fn clear_stales_every_handle() {
         let mut entities = EntityAllocator::new();
         let handles: Vec<_> = (0..10).map(|_| entities.alloc()).collect();
-        entities.queue_despawn(handles[0]);
         entities.clear();
         assert!(entities.is_empty());
-        assert_eq!(entities.pop_pending_despawn(), None);
         assert!(handles.iter().all(|&e| !entities.is_alive(e)));
         let fresh: HashSet<_> = (0..10).map(|_| entities.alloc()).collect();
         assert!(handles.iter().all(|e| !fresh.contains(e)));
         assert_eq!(entities.slot_count(), 10);
-    }
-
-    #[test]
-    fn queued_despawns_are_taken_in_order_and_the_rest_stays_queued() {
-        let mut entities = EntityAllocator::new();
-        let handles: Vec<Entity> = (0..4).map(|_| entities.alloc()).collect();
-        for &e in &handles[..3] {
-            assert!(entities.queue_despawn(e));
-        }
-        assert_eq!(entities.pop_pending_despawn(), Some(handles[0]));
-        // A sync point stopped here leaves the rest queued, and only those.
-        assert_eq!(entities.queued_despawns(), &handles[1..3]);
-        assert!(format!("{entities:?}").contains(&format!(
-            "pending_despawns: [{:?}, {:?}]",
-            handles[1], handles[2]
-        )));
-        entities.assert_invariants();
-        assert!(entities.queue_despawn(handles[3]));
-        let rest: Vec<Entity> = core::iter::from_fn(|| entities.pop_pending_despawn()).collect();
-        assert_eq!(rest, &handles[1..]);
-        assert!(entities.pending_despawns.capacity() > 0, "kept for reuse");
-        assert!(entities.pending_despawns.is_empty() && entities.despawns_done == 0);
     }
 
     /// A seeded random run of alloc/free against a simple model: the set of

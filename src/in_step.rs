@@ -13,6 +13,7 @@
 use crate::plumbing::{Column, EachStorage, EachStorageRef, Storages};
 use crate::seal::TOKEN;
 use crate::Contains;
+use alloc::vec::Vec;
 
 /// Brings `C`'s storage in step with the world's allocator: one comparison
 /// when it already is.
@@ -39,10 +40,46 @@ fn forget_dead<W: Contains<C>, C>(world: &mut W) {
     drop(world.sparse_map_mut().resync(&dead, stamp));
 }
 
-/// Brings every storage in step: one comparison per storage, one branch for
-/// all of them, and the work (needed only after storages were moved) out of
-/// line. A spawn calls it: a storage from elsewhere may hold the handle
-/// about to be made.
+/// Brings the world's own queue in step with its allocator (as a storage,
+/// see [`sync`]): one comparison when it already is. The queue checks an
+/// entity's generation wherever it looks one up, so this is needed only
+/// before it takes a new entry (an entry of a dead entity could hold the
+/// index) and before it is applied or checked.
+#[inline]
+pub(crate) fn sync_queued<W: Storages>(world: &mut W) {
+    let (entities, queued) = world.queued_split(TOKEN);
+    if queued.synced != entities.stamp() {
+        forget_dead_queued(world);
+    }
+}
+
+/// The slow half of [`sync_queued`]: drops every queued change whose
+/// entity is not alive (once every queue is consistent), and stamps the
+/// queue in step.
+#[cold]
+#[inline(never)]
+fn forget_dead_queued<W: Storages>(world: &mut W) {
+    struct Forget;
+    impl<W: Storages> EachStorage<W> for Forget {
+        type Out<C> = Vec<C>;
+        fn visit<C: Column<W>>(&mut self, world: &mut W) -> Vec<C> {
+            let (entities, queued) = world.queued_split(TOKEN);
+            C::queue(&mut queued.queues, TOKEN).forget_dead(|entity| entities.is_alive(entity))
+        }
+        fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
+            let (entities, queued) = world.queued_split(TOKEN);
+            W::despawns(&mut queued.queues, TOKEN).forget_dead(|entity| entities.is_alive(entity));
+            queued.synced = entities.stamp();
+            drop(outs);
+        }
+    }
+    world.each(&mut Forget, TOKEN);
+}
+
+/// Brings every storage and the world's own queue in step: one comparison
+/// per storage, one branch for all of them, and the work (needed only after
+/// storages or allocators were moved) out of line. A spawn calls it: a
+/// storage from elsewhere may hold the handle about to be made.
 #[inline]
 pub(crate) fn sync_all<W: Storages>(world: &mut W) {
     struct AnyStale {
@@ -73,6 +110,7 @@ pub(crate) fn sync_all<W: Storages>(world: &mut W) {
     if any.stale {
         resync_all(world);
     }
+    sync_queued(world);
 }
 
 /// The number of entries of `C`'s storage as the world sees it: all of

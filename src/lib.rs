@@ -112,8 +112,11 @@
    `world!` (src/macros/) only parses, then hands the field list to one
    helper macro per job: the struct, the `Storages` plumbing, the owning
    groups, one `Column` impl per component, the serde impls. It emits the
-   struct, with one `pub SparseMap<C>` field per component, and trait impls
-   whose bodies are one-line forwards to those fields:
+   struct, with one `pub SparseMap<C>` field per component and one hidden
+   field for the world's own queued changes (`Deferred<W>`: a struct of one
+   `Queue<C>` per component and the despawns, the same queues a `Commands`
+   buffer holds; src/queue.rs), and trait impls whose bodies are one-line
+   forwards to those fields:
 
    * `Column<W>` for each component `C` (src/plumbing.rs): the field's
      position (used to reject duplicates at compile time), access to the
@@ -234,11 +237,11 @@ pub mod __private {
     pub use crate::group::upkeep::refresh_groups;
     pub use crate::indices::{all_distinct, digit, field_index, is_listed, Differ, Id, ID_DIGITS};
     pub use crate::plumbing::{
-        new_allocator, new_storage, take_part, Column, EachGroup, EachGroupRef, EachStorage,
-        EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,
+        new_allocator, new_deferred, new_storage, take_part, Column, Deferred, EachGroup,
+        EachGroupRef, EachStorage, EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,
     };
     pub use crate::query::terms::{DistinctTerms, QueryParts};
-    pub use crate::queue::Queue;
+    pub use crate::queue::{Despawns, Queue};
     pub use crate::seal::Token;
     pub use crate::sparse_map::track::TrackKind;
     pub use crate::structural::batch::extend;
@@ -248,8 +251,8 @@ pub mod __private {
 
     #[cfg(feature = "serde")]
     pub use crate::serde_impls::{
-        deserialize_world, finish_world, live_storage, loaded_storage, read_next, read_once,
-        required, WorldFields,
+        deserialize_world, finish_world, live_storage, load_despawns, load_queued, loaded_storage,
+        read_next, read_once, required, saved_entities, LoadedColumn, LoadedEntities, WorldFields,
     };
     #[cfg(feature = "serde")]
     pub use ::serde;

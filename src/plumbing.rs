@@ -24,7 +24,8 @@
 //! and nothing more. What this crate adds on top ([`ColumnAccess`],
 //! `Packing`) is crate-private.
 
-use crate::queue::Queue;
+use crate::entity::SyncStamp;
+use crate::queue::{Despawns, Queue};
 use crate::seal::{Token, TOKEN};
 use crate::sparse_map::track::{Track, Tracked};
 use crate::{Entity, EntityAllocator, SparseMap};
@@ -47,8 +48,9 @@ pub trait Storages: Sized {
     where
         Self: 'a;
 
-    /// One command queue per component: the storage of a
-    /// [`Commands`](crate::Commands) buffer.
+    /// One [`Queue`] per component and the queued despawns: the world's own
+    /// deferred changes (its field of type [`Deferred`]), and a
+    /// [`Commands`](crate::Commands) buffer's.
     type Queues: Default;
 
     /// The resource types, as written in `world!`, in declaration order.
@@ -77,6 +79,21 @@ pub trait Storages: Sized {
 
     /// The world split for systems.
     fn borrows(&mut self, token: Token) -> Self::Borrows<'_>;
+
+    /// The world's own queued changes.
+    fn queued(&mut self, token: Token) -> &mut Deferred<Self>;
+
+    /// The world's own queued changes, reading.
+    fn queued_ref(&self, token: Token) -> &Deferred<Self>;
+
+    /// The allocator, and the world's own queued changes.
+    fn queued_split(&mut self, token: Token) -> (&EntityAllocator, &mut Deferred<Self>);
+
+    /// The queued despawns of `queues`.
+    fn despawns(queues: &mut Self::Queues, token: Token) -> &mut Despawns;
+
+    /// The queued despawns of `queues`, reading.
+    fn despawns_ref(queues: &Self::Queues, token: Token) -> &Despawns;
 
     /// The allocator in a split for systems.
     fn borrowed_entities<'a>(borrows: &Self::Borrows<'a>, token: Token) -> &'a EntityAllocator
@@ -180,8 +197,11 @@ pub trait Column<W: Storages>: Sized {
         token: Token,
     ) -> &'b mut Slot<'a, SparseMap<Self, Self::Track>>;
 
-    /// This component's queue in a command buffer.
+    /// This component's queue in a world's or a command buffer's queues.
     fn queue(queues: &mut W::Queues, token: Token) -> &mut Queue<Self>;
+
+    /// This component's queue, reading.
+    fn queue_ref(queues: &W::Queues, token: Token) -> &Queue<Self>;
 
     /// The world's allocator and this component's storage, borrowed together.
     fn split(world: &mut W, token: Token) -> (&EntityAllocator, &mut SparseMap<Self, Self::Track>);
@@ -217,6 +237,10 @@ pub(crate) trait ColumnAccess<C>: ColumnOf<C> {
     /// See [`Column::queue`].
     fn queue(queues: &mut Self::Queues) -> &mut Queue<C>;
 
+    /// See [`Column::queue_ref`].
+    #[cfg(feature = "serde")]
+    fn queue_ref(queues: &Self::Queues) -> &Queue<C>;
+
     /// See [`Column::split`].
     fn split(&mut self) -> (&EntityAllocator, &mut SparseMap<C, Self::Track>);
 
@@ -239,6 +263,12 @@ impl<W: Storages, C: Column<W>> ColumnAccess<C> for W {
     #[inline]
     fn queue(queues: &mut W::Queues) -> &mut Queue<C> {
         C::queue(queues, TOKEN)
+    }
+
+    #[cfg(feature = "serde")]
+    #[inline]
+    fn queue_ref(queues: &W::Queues) -> &Queue<C> {
+        C::queue_ref(queues, TOKEN)
     }
 
     #[inline]
@@ -392,4 +422,60 @@ pub fn new_storage<T, K: Track>(entities: &EntityAllocator, capacity: usize) -> 
     };
     map.set_synced(entities.stamp());
     map
+}
+
+/// A world's own queued changes (`add_deferred`, `remove_deferred`,
+/// `despawn_deferred`): the field `world!` generates for them, of the same
+/// queues as a [`Commands`](crate::Commands) buffer's, and the stamp of the
+/// allocator they are in step with (as a storage's; see `in_step`).
+/// Applied by [`World::finalize_updates`](crate::World::finalize_updates);
+/// nothing outside the crate can reach inside it.
+pub struct Deferred<W: Storages> {
+    /// One queue per component, and the despawns.
+    pub(crate) queues: W::Queues,
+    /// In step with the allocator of this stamp: every entity queued is
+    /// alive there.
+    pub(crate) synced: SyncStamp,
+}
+
+/// Empty queues, in step with `entities` (for a new world).
+#[inline]
+pub fn new_deferred<W: Storages>(entities: &EntityAllocator) -> Deferred<W> {
+    Deferred {
+        queues: W::Queues::default(),
+        synced: entities.stamp(),
+    }
+}
+
+impl<W: Storages> Default for Deferred<W> {
+    /// Empty queues, in step with no allocator yet (the world brings them
+    /// in step before it queues into them).
+    #[inline]
+    fn default() -> Self {
+        Deferred {
+            queues: W::Queues::default(),
+            synced: SyncStamp::NONE,
+        }
+    }
+}
+
+impl<W: Storages> Clone for Deferred<W>
+where
+    W::Queues: Clone,
+{
+    fn clone(&self) -> Self {
+        Deferred {
+            queues: self.queues.clone(),
+            synced: self.synced,
+        }
+    }
+}
+
+impl<W: Storages> core::fmt::Debug for Deferred<W>
+where
+    W::Queues: core::fmt::Debug,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.queues.fmt(f)
+    }
 }

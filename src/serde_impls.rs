@@ -3,7 +3,11 @@
 //! [`Entity`], [`EntityAllocator`] and [`SparseMap<T>`] implement `Serialize`
 //! and `Deserialize`, and a `world!` struct whose attributes include
 //! `#[derive(Serialize, Deserialize)]` gets impls that save the allocator
-//! and every storage, queued changes included.
+//! and every storage, the world's queued changes included: each storage's
+//! entry holds its values and the world's queued adds and removals of its
+//! component (`pending_adds`, `pending_removes`), and the allocator's entry
+//! the queued despawns (`pending_despawns`). An allocator or a storage
+//! saved on its own has none (those lists are empty) and loads only so.
 //!
 //! A world is loaded only if it keeps the world's invariants (see
 //! [`World`], "Invariants"), checked by the same code as
@@ -34,8 +38,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::change::Track;
 use crate::entity::Slot;
-use crate::plumbing::Storages;
-use crate::{Entity, EntityAllocator, SparseMap};
+use crate::plumbing::{Column, ColumnAccess, Storages};
+use crate::queue::Queue;
+use crate::seal::TOKEN;
+use crate::{Contains, Entity, EntityAllocator, SparseMap};
 
 // ----- Entity: a pair (index, generation) -----
 
@@ -129,38 +135,107 @@ raw_struct!(RawAllocator {
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for EntityAllocator {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        struct Slots<'a>(&'a [Slot]);
-        impl Serialize for Slots<'_> {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.collect_seq(
-                    self.0
-                        .iter()
-                        .map(|slot| (slot.generation.get(), slot.alive)),
-                )
-            }
-        }
-        let (slots, free, pending) = self.parts();
-        let mut state = serializer.serialize_struct("EntityAllocator", 4)?;
-        state.serialize_field("slots", &Slots(slots))?;
-        state.serialize_field("free", free)?;
-        state.serialize_field("pending_despawns", pending)?;
-        state.serialize_field("limit", &self.limit())?;
-        state.end()
+        serialize_allocator(self, &[], serializer)
     }
+}
+
+/// Saves `allocator` with `despawns` as its queued despawns.
+fn serialize_allocator<S: Serializer>(
+    allocator: &EntityAllocator,
+    despawns: &[Entity],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    struct Slots<'a>(&'a [Slot]);
+    impl Serialize for Slots<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_seq(
+                self.0
+                    .iter()
+                    .map(|slot| (slot.generation.get(), slot.alive)),
+            )
+        }
+    }
+    let (slots, free) = allocator.parts();
+    let mut state = serializer.serialize_struct("EntityAllocator", 4)?;
+    state.serialize_field("slots", &Slots(slots))?;
+    state.serialize_field("free", free)?;
+    state.serialize_field("pending_despawns", despawns)?;
+    state.serialize_field("limit", &allocator.limit())?;
+    state.end()
+}
+
+/// An allocator as saved, and the despawns queued with it.
+fn loaded_allocator(raw: RawAllocator) -> Result<(EntityAllocator, Vec<Entity>), String> {
+    let mut slots = Vec::with_capacity(raw.slots.len());
+    for (index, (generation, alive)) in raw.slots.into_iter().enumerate() {
+        let generation = NonZeroU32::new(generation)
+            .ok_or_else(|| alloc::format!("slot {index} has generation 0"))?;
+        slots.push(Slot { generation, alive });
+    }
+    let allocator = EntityAllocator::from_parts(slots, raw.free, raw.limit)?;
+    Ok((allocator, raw.pending_despawns))
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for EntityAllocator {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = RawAllocator::deserialize(deserializer)?;
-        let mut slots = Vec::with_capacity(raw.slots.len());
-        for (index, (generation, alive)) in raw.slots.into_iter().enumerate() {
-            let generation = NonZeroU32::new(generation)
-                .ok_or_else(|| de::Error::custom(format_args!("slot {index} has generation 0")))?;
-            slots.push(Slot { generation, alive });
+        let (allocator, despawns) = loaded_allocator(RawAllocator::deserialize(deserializer)?)
+            .map_err(de::Error::custom)?;
+        if !despawns.is_empty() {
+            return Err(de::Error::custom(ALONE_QUEUED));
         }
-        EntityAllocator::from_parts(slots, raw.free, raw.pending_despawns, raw.limit)
-            .map_err(de::Error::custom)
+        Ok(allocator)
+    }
+}
+
+/// Why an allocator or a storage loaded on its own refuses queued changes.
+const ALONE_QUEUED: &str = "queued changes belong to a world: an allocator or a storage saved \
+    on its own has none (load the whole world)";
+
+/// A world's allocator and its queued despawns, ready to be saved.
+#[derive(Debug)]
+pub struct SavedEntities<'a, W: Storages>(&'a W);
+
+/// The allocator of `world`, with its queued despawns, ready to be saved.
+pub fn saved_entities<W: Storages>(world: &W) -> SavedEntities<'_, W> {
+    SavedEntities(world)
+}
+
+impl<W: Storages> Serialize for SavedEntities<'_, W> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (entities, queued) = (self.0.allocator(TOKEN), self.0.queued_ref(TOKEN));
+        let in_step = queued.synced == entities.stamp();
+        // Not in step, the despawns are saved as the world would keep them.
+        let despawns: Vec<Entity> = W::despawns_ref(&queued.queues, TOKEN)
+            .entities()
+            .filter(|&entity| in_step || entities.is_alive(entity))
+            .collect();
+        serialize_allocator(entities, &despawns, serializer)
+    }
+}
+
+/// A world's allocator as loaded, and its queued despawns.
+#[derive(Debug)]
+pub struct LoadedEntities {
+    allocator: EntityAllocator,
+    despawns: Vec<Entity>,
+}
+
+impl<'de> Deserialize<'de> for LoadedEntities {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (allocator, despawns) = loaded_allocator(RawAllocator::deserialize(deserializer)?)
+            .map_err(de::Error::custom)?;
+        Ok(LoadedEntities {
+            allocator,
+            despawns,
+        })
+    }
+}
+
+impl LoadedEntities {
+    /// The allocator, and the despawns to queue once the world is built.
+    pub fn into_parts(self) -> (EntityAllocator, Vec<Entity>) {
+        (self.allocator, self.despawns)
     }
 }
 
@@ -183,15 +258,6 @@ impl<T: Serialize, K: Fn(Entity) -> bool> Serialize for Pairs<'_, T, K> {
     }
 }
 
-/// The entities the filter keeps.
-struct Kept<'a, K>(&'a [Entity], K);
-
-impl<K: Fn(Entity) -> bool> Serialize for Kept<'_, K> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_counted(self.0.iter().filter(|&&e| (self.1)(e)), serializer)
-    }
-}
-
 /// Saves the items of `items` as a sequence of known length (which formats
 /// such as postcard need), counting them first.
 fn serialize_counted<I, S>(items: I, serializer: S) -> Result<S::Ok, S::Error>
@@ -211,49 +277,86 @@ where
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<T: Serialize, K: Track> Serialize for SparseMap<T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_storage(self, |_| true, serializer)
+        serialize_storage(self, |_| true, None, serializer)
     }
 }
 
-/// A world's storage, saved as the world sees it: if it is not in step with
-/// the world's allocator, without the entries of entities that are not alive.
-#[derive(Debug)]
-pub struct LiveStorage<'a, T, K: Track> {
-    entities: &'a EntityAllocator,
-    storage: &'a SparseMap<T, K>,
+/// A world's storage of `C`, saved as the world sees it (if it is not in
+/// step with the world's allocator, without the values of entities that
+/// are not alive), with the world's queued changes of `C`.
+pub struct LiveStorage<'a, W: Storages, C> {
+    world: &'a W,
+    component: PhantomData<fn(C)>,
 }
 
-/// `storage` of the world whose allocator is `entities`, ready to be saved.
-pub fn live_storage<'a, T, K: Track>(
-    entities: &'a EntityAllocator,
-    storage: &'a SparseMap<T, K>,
-) -> LiveStorage<'a, T, K> {
-    LiveStorage { entities, storage }
+impl<W: Storages, C> fmt::Debug for LiveStorage<'_, W, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("LiveStorage")
+    }
 }
 
-impl<T: Serialize, K: Track> Serialize for LiveStorage<'_, T, K> {
+/// `world`'s storage of `C` and its queued changes, ready to be saved.
+pub fn live_storage<W: Contains<C>, C>(world: &W) -> LiveStorage<'_, W, C> {
+    LiveStorage {
+        world,
+        component: PhantomData,
+    }
+}
+
+impl<W: Contains<C>, C: Serialize> Serialize for LiveStorage<'_, W, C> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let entities = self.entities;
-        if self.storage.is_synced(entities.stamp()) {
-            self.storage.serialize(serializer)
+        let entities = self.world.allocator(TOKEN);
+        let storage = self.world.sparse_map();
+        let queued = self.world.queued_ref(TOKEN);
+        let queue = <W as ColumnAccess<C>>::queue_ref(&queued.queues);
+        // What is not in step is saved as the world would keep it.
+        let alive = |e| entities.is_alive(e);
+        let everything = |_| true;
+        let keep_queued: &dyn Fn(Entity) -> bool = if queued.synced == entities.stamp() {
+            &everything
         } else {
-            serialize_storage(self.storage, |e| entities.is_alive(e), serializer)
+            &alive
+        };
+        if storage.is_synced(entities.stamp()) {
+            serialize_storage(storage, everything, Some((queue, keep_queued)), serializer)
+        } else {
+            serialize_storage(storage, alive, Some((queue, keep_queued)), serializer)
         }
     }
 }
 
-/// Saves the entries of `storage` whose entity `keep` accepts.
+/// A queue to save, with which of its entities to keep.
+type KeptQueue<'a, T> = (&'a Queue<T>, &'a dyn Fn(Entity) -> bool);
+
+/// Saves the values of `storage` whose entity `keep` accepts, and the
+/// queued changes of `queue` its filter accepts (none: empty lists).
 fn serialize_storage<T: Serialize, K: Track, S: Serializer>(
     storage: &SparseMap<T, K>,
     keep: impl Fn(Entity) -> bool + Copy,
+    queue: Option<KeptQueue<'_, T>>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
-    let [(entities, values), (added, adds)] = storage.pairs();
-    let removes = storage.pending_remove_entities();
+    /// The queued adds, in order.
+    struct Adds<'a, T>(Option<KeptQueue<'a, T>>);
+    impl<T: Serialize> Serialize for Adds<'_, T> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            match self.0 {
+                Some((queue, keep)) => serialize_counted(
+                    queue.entries().0.filter(|&(entity, _)| keep(entity)),
+                    serializer,
+                ),
+                None => serialize_counted(core::iter::empty::<(Entity, &T)>(), serializer),
+            }
+        }
+    }
+    let (entities, values) = storage.pairs();
+    let removes: Vec<Entity> = queue
+        .map(|(queue, keep)| queue.entries().1.filter(|&entity| keep(entity)).collect())
+        .unwrap_or_default();
     let mut state = serializer.serialize_struct("SparseMap", 3)?;
     state.serialize_field("values", &Pairs(entities, values, keep))?;
-    state.serialize_field("pending_adds", &Pairs(added, adds, keep))?;
-    state.serialize_field("pending_removes", &Kept(removes, keep))?;
+    state.serialize_field("pending_adds", &Adds(queue))?;
+    state.serialize_field("pending_removes", &removes)?;
     state.end()
 }
 
@@ -261,8 +364,74 @@ fn serialize_storage<T: Serialize, K: Track, S: Serializer>(
 impl<'de, T: Deserialize<'de>, K: Track> Deserialize<'de> for SparseMap<T, K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = RawSparseMap::<T>::deserialize(deserializer)?;
-        SparseMap::from_parts(raw.values, raw.pending_adds, raw.pending_removes)
-            .map_err(de::Error::custom)
+        if !raw.pending_adds.is_empty() || !raw.pending_removes.is_empty() {
+            return Err(de::Error::custom(ALONE_QUEUED));
+        }
+        SparseMap::from_parts(raw.values).map_err(de::Error::custom)
+    }
+}
+
+/// A world's storage of `C` as loaded, and the world's queued changes of
+/// `C` saved with it.
+pub struct LoadedColumn<W: Storages, C: Column<W>> {
+    storage: Option<SparseMap<C, C::Track>>,
+    adds: Vec<(Entity, C)>,
+    removes: Vec<Entity>,
+}
+
+impl<W: Storages, C: Column<W>> fmt::Debug for LoadedColumn<W, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("LoadedColumn")
+    }
+}
+
+impl<'de, W: Storages, C: Column<W> + Deserialize<'de>> Deserialize<'de> for LoadedColumn<W, C> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = RawSparseMap::<C>::deserialize(deserializer)?;
+        let storage = SparseMap::from_parts(raw.values).map_err(de::Error::custom)?;
+        Ok(LoadedColumn {
+            storage: Some(storage),
+            adds: raw.pending_adds,
+            removes: raw.pending_removes,
+        })
+    }
+}
+
+impl<W: Storages, C: Column<W>> LoadedColumn<W, C> {
+    /// The storage, for the world being built (its queued changes stay,
+    /// for [`load_queued`]).
+    pub fn take_storage(&mut self) -> SparseMap<C, C::Track> {
+        self.storage.take().unwrap_or_default()
+    }
+}
+
+/// Queues the changes saved with `column` in `world`'s own queue: its
+/// removals, then its adds, each in order. No list may name one entity
+/// twice, or two generations of one index.
+pub fn load_queued<W: Contains<C>, C: Column<W>>(
+    world: &mut W,
+    column: LoadedColumn<W, C>,
+) -> Result<(), String> {
+    let name = W::COMPONENTS[C::FIELD];
+    let queue = <W as ColumnAccess<C>>::queue(&mut world.queued(TOKEN).queues);
+    for entity in column.removes {
+        queue
+            .load_remove(entity)
+            .map_err(|problem| alloc::format!("the queued removals of `{name}` {problem}"))?;
+    }
+    for (entity, value) in column.adds {
+        queue
+            .load_add(entity, value)
+            .map_err(|problem| alloc::format!("the queued adds of `{name}` {problem}"))?;
+    }
+    Ok(())
+}
+
+/// Queues the despawns saved with `world`'s allocator, in order.
+pub fn load_despawns<W: Storages>(world: &mut W, despawns: Vec<Entity>) {
+    let queue = W::despawns(&mut world.queued(TOKEN).queues, TOKEN);
+    for entity in despawns {
+        queue.push(entity);
     }
 }
 

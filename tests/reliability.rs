@@ -458,8 +458,9 @@ world! {
     group (Loud, u32);
 }
 
-/// Everything a world queues, as its `Debug` shows it: the storages' counts
-/// of queued adds and removes, and the allocator's queued despawns.
+/// Everything a world queues, as its `Debug` shows it: the counts of queued
+/// adds and removes of each component that has any, and the queued
+/// despawns.
 fn queued<W: std::fmt::Debug>(world: &W) -> String {
     let text = format!("{world:?}");
     let mut parts: Vec<&str> = text
@@ -468,8 +469,9 @@ fn queued<W: std::fmt::Debug>(world: &W) -> String {
             let rest = &text[at..];
             &rest[..=rest.find(')').unwrap()]
         })
+        .filter(|&counts| counts != "(queued: 0 adds, 0 removes)")
         .collect();
-    let at = text.find("pending_despawns: ").unwrap();
+    let at = text.find("__despawns: ").unwrap();
     let rest = &text[at..];
     parts.push(&rest[..=rest.find(']').unwrap()]);
     parts.join(" ")
@@ -517,7 +519,7 @@ where
 
     world.finalize_updates();
     world.assert_invariants();
-    assert_eq!(queued(&world), "pending_despawns: []");
+    assert_eq!(queued(&world), "__despawns: []");
     assert_eq!(ledger.dropped(), [1, 2, 3, 4, 5, 6]);
     assert!(!world.has::<Loud>(others[0]) && !world.has::<Loud>(others[1]));
     assert!(!world.has::<u32>(others[1]) && world.has::<u32>(others[0]));
@@ -557,7 +559,7 @@ where
 
     world.finalize_updates();
     world.assert_invariants();
-    assert_eq!(queued(&world), "pending_despawns: []");
+    assert_eq!(queued(&world), "__despawns: []");
     assert_eq!(world.get::<Loud>(others[0]).map(|l| l.id), Some(2));
     assert!(world.has::<Marker>(others[2]));
     assert_eq!(world.get::<u32>(others[2]), Some(&20));
@@ -590,7 +592,7 @@ where
     );
     assert_eq!(
         queued(&world),
-        format!("pending_despawns: [{:?}, {:?}]", others[0], others[1])
+        format!("__despawns: [{:?}, {:?}]", others[0], others[1])
     );
     // Changes queued after the panic join the rest.
     world.add_deferred(others[2], Marker);
@@ -598,7 +600,7 @@ where
 
     world.finalize_updates();
     world.assert_invariants();
-    assert_eq!(queued(&world), "pending_despawns: []");
+    assert_eq!(queued(&world), "__despawns: []");
     assert_eq!(world.entity_count(), 0);
     assert_eq!(ledger.dropped(), [1, 2, 3, 4]);
     drop(world);

@@ -2,8 +2,10 @@
 //! take a storage out (`std::mem::take`) and put it back after despawns,
 //! assign a clone of another world's storage, swap storages (or whole
 //! allocators) between two worlds. Random sequences of those, mixed with
-//! ordinary world calls, run on two worlds with an owning group, next to a
-//! model of what each world must show.
+//! ordinary world calls and deferred changes (queued in each world's own
+//! queue, which stays with the world while storages and allocators move),
+//! run on two worlds with an owning group, next to a model of what each
+//! world must show.
 //!
 //! After every step, for both worlds: every read a world offers (`get`,
 //! `has`, `size`, `entity_at`, `value_at`, `query`, `query_mut`,
@@ -132,6 +134,18 @@ struct Model {
     /// Per component: entries the storage may still hold whose entity is
     /// not alive, dropped at the world's next use of the storage.
     limbo: [Column; 3],
+    /// The world's own queue: per component, the queued adds in order
+    /// (entity, value id) and the queued removals (each entity once).
+    adds: [Vec<(Entity, u64)>; 3],
+    removes: [Vec<Entity>; 3],
+    despawns: Vec<Entity>,
+    /// Which allocator state the world has (renewed when it retires
+    /// entities; travels with the allocator), and which one its queue is
+    /// in step with: every entity the queue names is alive there. A world
+    /// brings its queue in step (dropping what it holds for the dead)
+    /// before it queues into it, spawns, or applies it.
+    alloc_id: u64,
+    queue_id: u64,
 }
 
 /// A storage out of any world, and what it holds.
@@ -151,6 +165,8 @@ struct Sim {
     models: [Model; 2],
     held: Vec<Held>,
     steps: usize,
+    /// The last allocator-state number handed out (see `Model::alloc_id`).
+    stamps: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -205,12 +221,29 @@ enum Op {
     },
     /// `std::mem::swap` of the two worlds' allocators.
     SwapAllocators,
+    AddDeferred {
+        w: u8,
+        t: u8,
+        k: u8,
+    },
+    RemoveDeferred {
+        w: u8,
+        t: u8,
+        k: u8,
+    },
+    DespawnDeferred {
+        w: u8,
+        t: u8,
+    },
+    Finalize {
+        w: u8,
+    },
 }
 
 fn op_from(code: [u8; 4]) -> Op {
     let [kind, a, b, c] = code;
     let w = a & 1;
-    match kind % 24 {
+    match kind % 30 {
         0..=3 => Op::Spawn { w, set: b },
         4..=5 => Op::Despawn { w, t: b },
         6..=8 => Op::Add { w, t: b, k: c },
@@ -222,7 +255,11 @@ fn op_from(code: [u8; 4]) -> Op {
         17..=18 => Op::PutBack { w, h: b },
         19..=20 => Op::CloneFrom { w, k: c },
         21..=22 => Op::SwapStorage { k: c },
-        _ => Op::SwapAllocators,
+        23 => Op::SwapAllocators,
+        24..=25 => Op::AddDeferred { w, t: b, k: c },
+        26 => Op::RemoveDeferred { w, t: b, k: c },
+        27 => Op::DespawnDeferred { w, t: b },
+        _ => Op::Finalize { w },
     }
 }
 
@@ -231,9 +268,21 @@ impl Sim {
         LEDGER.with(|ledger| ledger.borrow_mut().clear());
         Sim {
             worlds: [Game::new(), Game::new()],
-            models: [Model::default(), Model::default()],
+            models: [
+                Model {
+                    alloc_id: 1,
+                    queue_id: 1,
+                    ..Model::default()
+                },
+                Model {
+                    alloc_id: 2,
+                    queue_id: 2,
+                    ..Model::default()
+                },
+            ],
             held: Vec::new(),
             steps: 0,
+            stamps: 2,
         }
     }
 
@@ -267,6 +316,14 @@ impl Sim {
                 for column in &mut m.shown {
                     column.remove(&e);
                 }
+                if alive {
+                    // The world's queue forgets what it held for the entity.
+                    for k in 0..3 {
+                        m.adds[k].retain(|&(queued, _)| queued != e);
+                        m.removes[k].retain(|&queued| queued != e);
+                    }
+                    self.restamp(w);
+                }
             }
             Op::Add { w, t, k } => with_comp!(k, T => self.add::<T>(w.into(), t, false)),
             Op::Insert { w, t, k } => with_comp!(k, T => self.add::<T>(w.into(), t, true)),
@@ -278,6 +335,10 @@ impl Sim {
                 m.alive.clear();
                 m.shown = Default::default();
                 m.limbo = Default::default();
+                m.adds = Default::default();
+                m.removes = Default::default();
+                m.despawns.clear();
+                self.restamp(w);
             }
             Op::QueryMut { w } => self.query_mut(w.into()),
             Op::Take { w, k } => with_comp!(k, T => self.take::<T>(w.into())),
@@ -285,6 +346,21 @@ impl Sim {
             Op::CloneFrom { w, k } => with_comp!(k, T => self.clone_from::<T>(w.into())),
             Op::SwapStorage { k } => with_comp!(k, T => self.swap_storage::<T>()),
             Op::SwapAllocators => self.swap_allocators(),
+            Op::AddDeferred { w, t, k } => with_comp!(k, T => self.add_deferred::<T>(w.into(), t)),
+            Op::RemoveDeferred { w, t, k } => {
+                with_comp!(k, T => self.remove_deferred::<T>(w.into(), t))
+            }
+            Op::DespawnDeferred { w, t } => {
+                let w = usize::from(w);
+                let e = self.target(w, t);
+                let alive = self.models[w].alive.contains(&e);
+                assert_eq!(self.worlds[w].despawn_deferred(e), alive);
+                if alive {
+                    self.sync_queue(w);
+                    self.models[w].despawns.push(e);
+                }
+            }
+            Op::Finalize { w } => self.finalize(w.into()),
         }
         self.check();
     }
@@ -300,7 +376,8 @@ impl Sim {
             (true, true, true) => world.spawn_with((V::make(), N::make(), P::make())),
             _ => world.spawn_with((N::make(),)),
         };
-        // A spawn uses every storage: limbo is gone.
+        // A spawn uses every storage and the queue: limbo is gone.
+        self.sync_queue(w);
         let m = &mut self.models[w];
         m.limbo = Default::default();
         assert!(!m.alive.contains(&e), "{e:?} handed out while alive");
@@ -420,6 +497,107 @@ impl Sim {
         assert_eq!(seen, expected, "query_mut over (P, V)");
         m.limbo[0].clear();
         m.limbo[1].clear();
+    }
+
+    fn add_deferred<T: Comp>(&mut self, w: usize, t: u8)
+    where
+        Game: Contains<T>,
+    {
+        let e = self.target(w, t);
+        let value = T::make();
+        let id = value.id();
+        let alive = self.models[w].alive.contains(&e);
+        if alive {
+            // Queueing brings the storage and the queue in step first.
+            self.models[w].limbo[T::K].clear();
+            self.sync_queue(w);
+        }
+        let m = &mut self.models[w];
+        let queued = m.adds[T::K].iter().any(|&(x, _)| x == e);
+        let present = m.shown[T::K].contains_key(&e) && !m.removes[T::K].contains(&e);
+        match self.worlds[w].try_add_deferred(e, value) {
+            Ok(()) => {
+                assert!(
+                    alive && !queued && !present,
+                    "add_deferred to {e:?} accepted"
+                );
+                m.adds[T::K].push((e, id));
+            }
+            Err(error) => {
+                assert!(!alive || queued || present, "add_deferred to {e:?} refused");
+                assert_eq!(error.into_component().id(), id);
+            }
+        }
+    }
+
+    fn remove_deferred<T: Comp>(&mut self, w: usize, t: u8)
+    where
+        Game: Contains<T>,
+    {
+        let e = self.target(w, t);
+        let alive = self.models[w].alive.contains(&e);
+        assert_eq!(self.worlds[w].remove_deferred::<T>(e), alive);
+        if alive {
+            self.sync_queue(w);
+            let removes = &mut self.models[w].removes[T::K];
+            if !removes.contains(&e) {
+                removes.push(e);
+            }
+        }
+    }
+
+    /// World `w` retired entities: its allocator's state is new, and its
+    /// queue, if in step, stays so (the retired entities' entries went).
+    fn restamp(&mut self, w: usize) {
+        self.stamps += 1;
+        let m = &mut self.models[w];
+        if m.queue_id == m.alloc_id {
+            m.queue_id = self.stamps;
+        }
+        m.alloc_id = self.stamps;
+    }
+
+    /// World `w` brings its queue in step: what it holds for entities not
+    /// alive is dropped.
+    fn sync_queue(&mut self, w: usize) {
+        let m = &mut self.models[w];
+        if m.queue_id != m.alloc_id {
+            let alive = m.alive.clone();
+            for k in 0..3 {
+                m.adds[k].retain(|(e, _)| alive.contains(e));
+                m.removes[k].retain(|e| alive.contains(e));
+            }
+            m.despawns.retain(|e| alive.contains(e));
+            m.queue_id = m.alloc_id;
+        }
+    }
+
+    /// The sync point: every storage and the queue in step, then removals,
+    /// additions (replacing what is there) and despawns.
+    fn finalize(&mut self, w: usize) {
+        self.worlds[w].finalize_updates();
+        self.sync_queue(w);
+        let m = &mut self.models[w];
+        m.limbo = Default::default();
+        for k in 0..3 {
+            for e in std::mem::take(&mut m.removes[k]) {
+                m.shown[k].remove(&e);
+            }
+        }
+        for k in 0..3 {
+            for (e, id) in std::mem::take(&mut m.adds[k]) {
+                m.shown[k].insert(e, id);
+            }
+        }
+        for e in std::mem::take(&mut self.models[w].despawns) {
+            let m = &mut self.models[w];
+            if m.alive.remove(&e) {
+                for column in &mut m.shown {
+                    column.remove(&e);
+                }
+                self.restamp(w);
+            }
+        }
     }
 
     /// What `T`'s storage of world `w` holds now, checked against the model
@@ -544,6 +722,9 @@ impl Sim {
         let [m0, m1] = &mut self.models;
         std::mem::swap(&mut m0.issued, &mut m1.issued);
         std::mem::swap(&mut m0.alive, &mut m1.alive);
+        // Each queue stays with its world, out of step with its new
+        // allocator until the world next uses it.
+        std::mem::swap(&mut m0.alloc_id, &mut m1.alloc_id);
         for (w, content) in contents.iter().enumerate() {
             for (k, column) in content.iter().enumerate() {
                 self.arrive(w, k, column);
@@ -584,6 +765,7 @@ impl Sim {
         for m in &self.models {
             for k in 0..3 {
                 shown.extend(m.shown[k].values());
+                shown.extend(m.adds[k].iter().map(|&(_, id)| id));
                 allowed.extend(m.limbo[k].values());
             }
         }

@@ -1,6 +1,9 @@
-//! Changes that happen later. Every change, when applied, goes through the
-//! one structural path ([`structural`](crate::structural)), as an
-//! immediate one does.
+//! Changes that happen later: one queue type (`queue.rs`), one apply loop
+//! ([`apply`]) and one rule table ([`rule`]), for the world's own queue (a
+//! field `world!` generates) and every [`Commands`](crate::Commands) buffer
+//! (the same queues, plus reserved handles and a report). Every change,
+//! when applied, goes through the one structural path
+//! ([`structural`](crate::structural)), as an immediate one does.
 //!
 //! Two ways to defer a change exist, because they are made in two
 //! situations:
@@ -35,12 +38,241 @@
 //! one and three also differ in whether you are told: a world queue has no
 //! report, and a queued add of an entity that is despawned is dropped with
 //! the entity's other components, as documented on `despawn`.
+//!
+//! In code, the table is [`rule`]: what a change does by how its entity
+//! stands when it is applied. The world's queue checks its adds when they
+//! are queued and marks them [`OnPresent::Replace`], which is row three's
+//! difference; its refusals are not reported, which is row one's.
+
+use core::any::type_name;
 
 use crate::error::AddErrorKind;
-use crate::plumbing::{Column, EachStorage, Storages};
+use crate::plumbing::{Column, ColumnAccess, EachStorage, Storages};
+use crate::queue::{OnPresent, QueueRefusal};
+use crate::seal::TOKEN;
 use crate::{Contains, Entity};
 
-// ----- the world's queues -----
+pub use self::report::{CommandKind, RejectReason};
+
+mod report;
+
+// ----- the rule table -----
+
+/// A queued change, as the rule table sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// An add, and what it does to a value the entity has.
+    Add(OnPresent),
+    /// A removal of one component.
+    Remove,
+    /// A despawn.
+    Despawn,
+}
+
+/// How the entity of a change stands when the change is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Standing {
+    /// It is not alive.
+    Dead,
+    /// It is alive and has the component.
+    Has,
+    /// It is alive and lacks the component (every alive entity, for a
+    /// despawn).
+    Lacks,
+}
+
+/// What applying a change does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// It is done (an add adds or replaces, a removal or a despawn takes).
+    Done,
+    /// There is nothing to do (a removal of a component the entity lacks).
+    Nothing,
+    /// It is refused, for this reason (reported by a buffer; a world's own
+    /// queue drops it quietly).
+    Refused(RejectReason),
+}
+
+/// The rule table of the [module docs](self), in code: what `change` does
+/// when its entity stands as `standing`.
+pub(crate) const fn rule(change: Change, standing: Standing) -> Outcome {
+    match (change, standing) {
+        (_, Standing::Dead) => Outcome::Refused(RejectReason::DeadEntity),
+        (Change::Add(OnPresent::Reject), Standing::Has) => {
+            Outcome::Refused(RejectReason::AlreadyPresent)
+        }
+        (Change::Add(_), _) | (Change::Remove, Standing::Has) | (Change::Despawn, _) => {
+            Outcome::Done
+        }
+        (Change::Remove, Standing::Lacks) => Outcome::Nothing,
+    }
+}
+
+// ----- the one apply loop -----
+
+/// Who applies a set of queues: how it names entities, and what it does
+/// with a refusal.
+pub(crate) trait Applier {
+    /// The alive entity `entity` names now, if any: itself, or, for a
+    /// buffer's reserved handle, the entity made for it.
+    fn resolve(&self, entity: Entity) -> Option<Entity>;
+
+    /// One change was taken off the queues (a buffer counts what it holds).
+    #[inline(always)]
+    fn took(&mut self) {}
+
+    /// A change was refused.
+    fn refused(
+        &mut self,
+        entity: Entity,
+        change: CommandKind,
+        component: Option<&'static str>,
+        reason: RejectReason,
+    );
+}
+
+/// The world's own queue: entities are themselves, refusals go unreported.
+pub(crate) struct OwnQueue;
+
+impl Applier for OwnQueue {
+    #[inline(always)]
+    fn resolve(&self, entity: Entity) -> Option<Entity> {
+        Some(entity)
+    }
+
+    #[inline(always)]
+    fn refused(&mut self, _: Entity, _: CommandKind, _: Option<&'static str>, _: RejectReason) {}
+}
+
+/// Applies `queues` to `world`: every storage's removals (storages in
+/// declaration order, each queue in the order queued), then every
+/// storage's additions, then the despawns, each by [`rule`] and through
+/// the structural path. Each change leaves its queue before it is acted
+/// on, and its value is dropped only once the world is consistent: if a
+/// `Drop` panics, everything not taken yet stays queued, in order.
+pub(crate) fn apply<W: Storages, A: Applier>(world: &mut W, queues: &mut W::Queues, how: &mut A) {
+    world.each(
+        &mut Phase {
+            queues: &mut *queues,
+            how: &mut *how,
+            additions: false,
+        },
+        TOKEN,
+    );
+    world.each(
+        &mut Phase {
+            queues: &mut *queues,
+            how: &mut *how,
+            additions: true,
+        },
+        TOKEN,
+    );
+    let despawns = W::despawns(queues, TOKEN);
+    while let Some(entity) = despawns.pop() {
+        how.took();
+        let alive = how
+            .resolve(entity)
+            .filter(|&real| world.allocator(TOKEN).is_alive(real));
+        let standing = if alive.is_some() {
+            Standing::Lacks
+        } else {
+            Standing::Dead
+        };
+        match (rule(Change::Despawn, standing), alive) {
+            (Outcome::Done, Some(real)) => {
+                crate::structural::despawn::despawn(world, real);
+            }
+            (Outcome::Refused(reason), _) => {
+                how.refused(entity, CommandKind::Despawn, None, reason)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// One phase of [`apply`] over every storage: removals or additions.
+struct Phase<'a, W: Storages, A> {
+    queues: &'a mut W::Queues,
+    how: &'a mut A,
+    additions: bool,
+}
+
+impl<W: Storages, A: Applier> EachStorage<W> for Phase<'_, W, A> {
+    type Out<C> = ();
+
+    #[inline]
+    fn visit<C: Column<W>>(&mut self, world: &mut W) {
+        if self.additions {
+            apply_additions::<W, C, A>(world, self.queues, self.how);
+        } else {
+            apply_removals::<W, C, A>(world, self.queues, self.how);
+        }
+    }
+}
+
+/// The alive entity `entity` names, as `how` resolves it.
+#[inline(always)]
+fn alive<W: Storages, A: Applier>(world: &W, how: &A, entity: Entity) -> Option<Entity> {
+    how.resolve(entity)
+        .filter(|&real| world.allocator(TOKEN).is_alive(real))
+}
+
+/// Applies the removals queued for `C`, in order.
+fn apply_removals<W: Contains<C>, C, A: Applier>(
+    world: &mut W,
+    queues: &mut W::Queues,
+    how: &mut A,
+) {
+    let queue = <W as ColumnAccess<C>>::queue(queues);
+    while let Some(entity) = queue.pop_remove() {
+        how.took();
+        match alive(world, how, entity) {
+            // Has or lacks: the structural path tells (`None`: nothing).
+            Some(real) => drop(crate::structural::remove::<W, C>(world, real)),
+            None => {
+                if let Outcome::Refused(reason) = rule(Change::Remove, Standing::Dead) {
+                    how.refused(entity, CommandKind::Remove, Some(type_name::<C>()), reason);
+                }
+            }
+        }
+    }
+}
+
+/// Applies the additions queued for `C`, in order.
+fn apply_additions<W: Contains<C>, C, A: Applier>(
+    world: &mut W,
+    queues: &mut W::Queues,
+    how: &mut A,
+) {
+    let queue = <W as ColumnAccess<C>>::queue(queues);
+    // Room for every add at once (some may replace: a guess).
+    world.sparse_map_mut().reserve_guess(queue.len_adds());
+    while let Some((entity, value, on_present)) = queue.pop_add() {
+        how.took();
+        let kind = match on_present {
+            OnPresent::Reject => CommandKind::Add,
+            OnPresent::Replace => CommandKind::Insert,
+        };
+        let standing = match alive(world, how, entity) {
+            Some(real) => match crate::structural::add::<W, C>(world, real, value, on_present) {
+                // The world is consistent before a replaced value is dropped.
+                Ok(replaced) => {
+                    drop(replaced);
+                    continue;
+                }
+                Err(value) => (Standing::Has, value),
+            },
+            None => (Standing::Dead, value),
+        };
+        let (standing, value) = standing;
+        if let Outcome::Refused(reason) = rule(Change::Add(on_present), standing) {
+            how.refused(entity, kind, Some(type_name::<C>()), reason);
+        }
+        drop(value);
+    }
+}
+
+// ----- the world's own queue -----
 
 /// Queues `value` to be added to `entity`, which the caller knows is alive,
 /// at the next sync point; or says why not and hands it back.
@@ -49,32 +281,57 @@ pub(crate) fn queue_add<W: Contains<C>, C>(
     entity: Entity,
     value: C,
 ) -> Result<(), (AddErrorKind, C)> {
+    // Whether the entity has a `C` is read from a storage in step, and the
+    // queue holds no dead entity's entry that the index could be taken by.
     crate::in_step::sync::<W, C>(world);
-    world.sparse_map_mut().queue_add(entity, value)
+    crate::in_step::sync_queued(world);
+    let present = world.sparse_map().contains(entity);
+    <W as ColumnAccess<C>>::queue(&mut world.queued(TOKEN).queues)
+        .queue_add(entity, value, present)
+        .map_err(|(refusal, value)| {
+            let kind = match refusal {
+                QueueRefusal::AlreadyQueued => AddErrorKind::AlreadyQueued,
+                QueueRefusal::AlreadyPresent => AddErrorKind::AlreadyPresent,
+            };
+            (kind, value)
+        })
 }
 
 /// Queues the removal of `entity`'s `C`, which the caller knows is alive.
 pub(crate) fn queue_remove<W: Contains<C>, C>(world: &mut W, entity: Entity) {
-    crate::in_step::sync::<W, C>(world);
-    world.sparse_map_mut().queue_remove(entity);
+    crate::in_step::sync_queued(world);
+    <W as ColumnAccess<C>>::queue(&mut world.queued(TOKEN).queues).queue_remove(entity);
 }
 
-/// Applies every storage's queued removals, then every storage's queued
-/// additions (the first two steps of the sync point).
-pub(crate) struct ApplyQueues {
-    /// `false`: removals; `true`: additions.
-    pub(crate) additions: bool,
+/// Queues the despawn of `entity`, which the caller knows is alive.
+pub(crate) fn queue_despawn<W: Storages>(world: &mut W, entity: Entity) {
+    crate::in_step::sync_queued(world);
+    W::despawns(&mut world.queued(TOKEN).queues, TOKEN).push(entity);
 }
 
-impl<W: Storages> EachStorage<W> for ApplyQueues {
-    type Out<C> = ();
+/// The sync point ([`World::finalize_updates`](crate::World::finalize_updates)):
+/// applies the world's own queue. The queues are taken out of the world
+/// while they are applied, and whatever a panic leaves in them is put
+/// back.
+pub(crate) fn finalize<W: Storages>(world: &mut W) {
+    crate::in_step::sync_all(world);
+    let queues = core::mem::take(&mut world.queued(TOKEN).queues);
+    let mut taken = Taken { world, queues };
+    let Taken { world, queues } = &mut taken;
+    apply(*world, queues, &mut OwnQueue);
+}
 
-    #[inline]
-    fn visit<C: Column<W>>(&mut self, world: &mut W) {
-        if self.additions {
-            crate::structural::apply_additions::<W, C>(world);
-        } else {
-            crate::structural::apply_removals::<W, C>(world);
-        }
+/// The world's queues, taken out while they are applied: put back when
+/// the sync point ends, however it ends.
+struct Taken<'a, W: Storages> {
+    world: &'a mut W,
+    queues: W::Queues,
+}
+
+impl<W: Storages> Drop for Taken<'_, W> {
+    fn drop(&mut self) {
+        // Nothing queues into the world while its queue is applied (no user
+        // code runs but `Drop`s, which cannot reach the world).
+        self.world.queued(TOKEN).queues = core::mem::take(&mut self.queues);
     }
 }

@@ -33,7 +33,9 @@ macro_rules! __world_declare {
             /// The resource fields' names in order: a resource's index.
             const __RESOURCES: &[&str] = &[$($crate::__private::core::stringify!($res)),*];
 
-            $crate::__world_storages! { $vis $name { $($field : $ty),+ } resources { $($res : $res_ty),* } }
+            $crate::__world_storages! {
+                $(#[$meta])* $vis $name { $($field : $ty),+ } resources { $($res : $res_ty),* }
+            }
             $crate::__world_checked! { $name }
             $crate::__world_groups! { $name $( group ( $($group),+ ) ; )* }
             $crate::__world_components! { $name { $($field : $ty),+ } tracked [$($tracked,)*] }
@@ -79,6 +81,10 @@ macro_rules! __world_struct {
                 $(#[$res_meta])*
                 pub $res: $res_ty,
             )*
+            /// The world's own queued changes (`add_deferred`, …), applied
+            /// by `finalize_updates`.
+            #[doc(hidden)]
+            __queued: $crate::__private::Deferred<$name>,
         }
     };
 }
@@ -90,7 +96,7 @@ macro_rules! __world_struct {
 #[doc(hidden)] // Called by `__world_declare!` only.
 #[macro_export]
 macro_rules! __world_storages {
-    ($vis:vis $name:ident { $($field:ident : $ty:ty),+ } resources { $($res:ident : $res_ty:ty),* }) => {
+    ($(#[$meta:meta])* $vis:vis $name:ident { $($field:ident : $ty:ty),+ } resources { $($res:ident : $res_ty:ty),* }) => {
         impl $name {
             /// An empty world.
             #[must_use]
@@ -107,6 +113,7 @@ macro_rules! __world_storages {
                 let mut world = Self {
                     $($field: $crate::__private::new_storage(&entities, capacity),)+
                     $($res: $crate::__private::core::default::Default::default(),)*
+                    __queued: $crate::__private::new_deferred(&entities),
                     entities,
                 };
                 $crate::__private::refresh_groups(&mut world);
@@ -151,15 +158,21 @@ macro_rules! __world_storages {
             $($res: $crate::__private::Slot<'a, $res_ty>,)*
         }
 
-        /// One command queue per component.
+        /// One queue per component and the queued despawns: the world's
+        /// own deferred changes, and a command buffer's. It takes the
+        /// world's attributes, so that it derives what the world derives
+        /// (`Clone`, `Debug`).
+        $(#[$meta])*
         pub struct __Queues {
             $($field: $crate::__private::Queue<$ty>,)+
+            __despawns: $crate::__private::Despawns,
         }
 
         impl $crate::__private::core::default::Default for __Queues {
             fn default() -> Self {
                 Self {
                     $($field: $crate::__private::core::default::Default::default(),)+
+                    __despawns: $crate::__private::core::default::Default::default(),
                 }
             }
         }
@@ -197,6 +210,29 @@ macro_rules! __world_storages {
                     $($field: $crate::__private::Slot::Unique(&mut self.$field),)+
                     $($res: $crate::__private::Slot::Unique(&mut self.$res),)*
                 }
+            }
+            #[inline]
+            fn queued(&mut self, _: $crate::__private::Token) -> &mut $crate::__private::Deferred<Self> {
+                &mut self.__queued
+            }
+            #[inline]
+            fn queued_ref(&self, _: $crate::__private::Token) -> &$crate::__private::Deferred<Self> {
+                &self.__queued
+            }
+            #[inline]
+            fn queued_split(
+                &mut self,
+                _: $crate::__private::Token,
+            ) -> (&$crate::EntityAllocator, &mut $crate::__private::Deferred<Self>) {
+                (&self.entities, &mut self.__queued)
+            }
+            #[inline]
+            fn despawns(queues: &mut __Queues, _: $crate::__private::Token) -> &mut $crate::__private::Despawns {
+                &mut queues.__despawns
+            }
+            #[inline]
+            fn despawns_ref(queues: &__Queues, _: $crate::__private::Token) -> &$crate::__private::Despawns {
+                &queues.__despawns
             }
             #[inline]
             fn borrowed_entities<'a>(borrows: &__Borrows<'a>, _: $crate::__private::Token) -> &'a $crate::EntityAllocator
@@ -483,6 +519,10 @@ macro_rules! __world_components {
                 #[inline]
                 fn queue(queues: &mut __Queues, _: $crate::__private::Token) -> &mut $crate::__private::Queue<$ty> {
                     &mut queues.$field
+                }
+                #[inline]
+                fn queue_ref(queues: &__Queues, _: $crate::__private::Token) -> &$crate::__private::Queue<$ty> {
+                    &queues.$field
                 }
                 #[inline]
                 fn split(world: &mut $name, _: $crate::__private::Token) -> (&$crate::EntityAllocator, &mut $crate::__private::StorageIn<$name, $ty>) {

@@ -34,10 +34,10 @@ macro_rules! __world_serialize {
                 use $crate::__private::serde::ser::SerializeStruct as _;
                 let mut state = serializer
                     .serialize_struct($crate::__private::core::stringify!($name), 1 + __FIELDS.len() + __RESOURCES.len())?;
-                state.serialize_field("entities", &self.entities)?;
+                state.serialize_field("entities", &$crate::__private::saved_entities(self))?;
                 $(state.serialize_field(
                     $crate::__private::core::stringify!($field),
-                    &$crate::__private::live_storage(&self.entities, &self.$field),
+                    &$crate::__private::live_storage::<Self, $ty>(self),
                 )?;)+
                 $(state.serialize_field($crate::__private::core::stringify!($res), &self.$res)?;)*
                 state.end()
@@ -64,8 +64,8 @@ macro_rules! __world_deserialize {
 
         /// One `Option` per field, filled while loading.
         pub struct __Partial {
-            entities: $crate::__private::core::option::Option<$crate::EntityAllocator>,
-            $($field: $crate::__private::core::option::Option<$crate::__private::StorageIn<$name, $ty>>,)+
+            entities: $crate::__private::core::option::Option<$crate::__private::LoadedEntities>,
+            $($field: $crate::__private::core::option::Option<$crate::__private::LoadedColumn<$name, $ty>>,)+
             $($res: $crate::__private::core::option::Option<$res_ty>,)*
         }
 
@@ -125,24 +125,33 @@ macro_rules! __world_deserialize {
             }
 
             fn finish(partial: __Partial) -> $crate::__private::core::result::Result<Self, $crate::__private::String> {
-                let entities = $crate::__private::required(partial.entities, "entities", <Self as $crate::__private::Storages>::WORLD)?;
+                let (entities, despawns) = $crate::__private::required(
+                    partial.entities,
+                    "entities",
+                    <Self as $crate::__private::Storages>::WORLD,
+                )?
+                .into_parts();
                 $(
-                    let $field = $crate::__private::loaded_storage(
-                        &entities,
-                        $crate::__private::required(
-                            partial.$field,
-                            $crate::__private::core::stringify!($field),
-                            <Self as $crate::__private::Storages>::WORLD,
-                        )?,
-                    );
+                    let mut $field = $crate::__private::required(
+                        partial.$field,
+                        $crate::__private::core::stringify!($field),
+                        <Self as $crate::__private::Storages>::WORLD,
+                    )?;
                 )+
-                // A resource missing from a map-form save (one written before
-                // the resource was declared) starts from its default.
-                $crate::__private::finish_world(Self {
-                    entities,
-                    $($field,)+
+                // The allocator goes in last: the storages are stamped with
+                // it first. A resource missing from a map-form save (one
+                // written before the resource was declared) starts from its
+                // default.
+                let mut world = Self {
+                    $($field: $crate::__private::loaded_storage(&entities, $field.take_storage()),)+
                     $($res: partial.$res.unwrap_or_default(),)*
-                })
+                    __queued: $crate::__private::new_deferred(&entities),
+                    entities,
+                };
+                // The world's queued changes, saved with each storage.
+                $($crate::__private::load_queued::<Self, $ty>(&mut world, $field)?;)+
+                $crate::__private::load_despawns(&mut world, despawns);
+                $crate::__private::finish_world(world)
             }
         }
     };

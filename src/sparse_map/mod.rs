@@ -6,19 +6,19 @@
 //! is a walk over packed arrays; removal is swap-remove.
 //!
 //! One role per file: `pages` (the paged index), `set` (the sparse set and
-//! its invariant, which the storage and each of its queues are made of),
-//! `mark` (what other layers record in a storage), `view` ([`ViewMut`]) and
-//! `iter` (the iterators).
+//! its invariant), `index` (the paged index alone, entity → number, which a
+//! queue keeps beside its list), `mark` (what other layers record in a
+//! storage), `view` ([`ViewMut`]) and `iter` (the iterators).
 
 use alloc::vec::Vec;
 use core::fmt;
 use core::mem;
 
 use crate::entity::{EntityAllocator, Fresh, SyncStamp};
-use crate::error::AddErrorKind;
 use crate::Entity;
 use track::{ChangeLog, Filter, Track, Tracked, Untracked};
 
+mod index;
 mod iter;
 pub(crate) mod mark;
 mod pages;
@@ -28,6 +28,7 @@ mod tests;
 pub(crate) mod track;
 mod view;
 
+pub(crate) use index::EntityIndex;
 pub use iter::{Iter, IterMut};
 use mark::{Mark, MarkSlot};
 use pages::EMPTY;
@@ -64,13 +65,7 @@ pub use view::{TrackedViewMut, ViewMut};
 ///    So each entity index is stored at most once, under one generation.
 ///    `len()` is the dense length. A lookup checks the whole handle,
 ///    generation included, so a stale handle finds nothing.
-/// 2. The queued adds (`add_deferred`) are a second set of the same shape,
-///    and the queued removals (`remove_deferred`) a third, without values:
-///    each holds an entity index at most once. An entity may be in the
-///    values and the queued adds at once (its removal is queued too, or it
-///    gained the component after the add was queued; see the rule table in
-///    the world's deferred changes).
-/// 3. The storage keeps one opaque *mark* that the world's owning groups
+/// 2. The storage keeps one opaque *mark* that the world's owning groups
 ///    write: which packing its first slots belong to, and how many they
 ///    are. The storage never interprets it. Its own `remove` clears it when
 ///    the removed slot is one of those first slots, and a clone or a loaded
@@ -96,13 +91,17 @@ pub use view::{TrackedViewMut, ViewMut};
 ///   done then. A world keeps the stamps of the storages it holds current.
 /// * Before a world uses a storage whose stamp is not its own (one from
 ///   elsewhere, or one that was away while entities were despawned), it
-///   brings it in step: every value and queued change whose entity is not
-///   alive in this world is dropped (exactly once) and the stamp renewed.
+///   brings it in step: every value whose entity is not alive in this world
+///   is dropped (exactly once) and the stamp renewed.
 ///   Entries whose entity *is* alive here are kept: moving a storage
 ///   between two worlds with the same entities (a world and its clone)
 ///   keeps everything. Spawning checks every storage first, so a stored
 ///   handle that this world has not handed out yet never becomes a new
 ///   entity's component.
+/// * The world's own queued changes (`add_deferred`, …) are the world's,
+///   not a storage's: they stay with the world, carry a stamp of their own,
+///   and are brought in step the same way (before the world queues into
+///   them, spawns, or applies them), when the allocator was swapped.
 /// * Until then, methods that only read the world (`get`, `has`, `query`,
 ///   `size`, `entity_at`, …) see the storage as it will be: its entries
 ///   whose entity is alive. Owning groups are not trusted until their
@@ -157,16 +156,12 @@ pub use view::{TrackedViewMut, ViewMut};
 #[derive(Clone)]
 pub struct SparseMap<T, K: Track = Untracked> {
     set: SparseSet<T>,
-    /// Values queued by `add_deferred`, applied at the next sync point.
-    pending_adds: SparseSet<T>,
-    /// Entities queued by `remove_deferred`, applied at the next sync point.
-    pending_removes: SparseSet<()>,
     /// What an owning group of its world records about this storage's first
     /// slots (see [`mark`]); the storage only keeps it.
     mark: MarkSlot,
     /// The allocator this storage was last brought in step with, and that
     /// allocator's free epoch then. While it equals the stamp of its world's
-    /// allocator, every entity stored or queued here is alive.
+    /// allocator, every entity stored here is alive.
     synced: SyncStamp,
     /// What the storage records of its changes: nothing ([`Untracked`]),
     /// or a change log ([`Tracked`](crate::Tracked)).
@@ -215,8 +210,6 @@ impl<T, K: Track> SparseMap<T, K> {
     pub const fn empty() -> Self {
         SparseMap {
             set: SparseSet::new(),
-            pending_adds: SparseSet::new(),
-            pending_removes: SparseSet::new(),
             mark: MarkSlot::new(),
             synced: SyncStamp::NONE,
             track: K::NEW,
@@ -234,16 +227,14 @@ impl<T, K: Track> SparseMap<T, K> {
     pub fn empty_with_capacity(capacity: usize) -> Self {
         SparseMap {
             set: SparseSet::with_capacity(capacity),
-            pending_adds: SparseSet::new(),
-            pending_removes: SparseSet::new(),
             mark: MarkSlot::new(),
             synced: SyncStamp::NONE,
             track: K::NEW,
         }
     }
 
-    /// Number of values stored (the dense length). Queued changes do not count
-    /// until they are applied.
+    /// Number of values stored (the dense length). Changes queued in the
+    /// world do not count until they are applied.
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
@@ -636,35 +627,11 @@ impl<T, K: Track> SparseMap<T, K> {
         }
     }
 
-    /// Checks the storage's own invariant (see the type docs) for its
-    /// values, its queued adds and its queued removals.
+    /// Checks the storage's own invariant (see the type docs).
     #[cfg(any(test, feature = "testing", feature = "serde"))]
     pub(crate) fn check(&self) -> Result<(), alloc::string::String> {
         self.set.check_invariants("values")?;
-        self.track.check(&self.set.dense)?;
-        self.pending_adds.check_invariants("queued adds")?;
-        self.pending_removes.check_invariants("queued removals")
-    }
-
-    /// Every entity stored or queued here, with what it is (for messages).
-    pub(crate) fn all_entries(&self) -> impl Iterator<Item = (&'static str, Entity)> + '_ {
-        let tag = |what: &'static str| move |&entity: &Entity| (what, entity);
-        self.set
-            .dense
-            .iter()
-            .map(tag("holds"))
-            .chain(
-                self.pending_adds
-                    .dense
-                    .iter()
-                    .map(tag("has a queued add for")),
-            )
-            .chain(
-                self.pending_removes
-                    .dense
-                    .iter()
-                    .map(tag("has a queued removal for")),
-            )
+        self.track.check(&self.set.dense)
     }
 
     /// Number of sparse pages allocated. Test support (feature `testing`).
@@ -681,61 +648,36 @@ impl<T, K: Track> SparseMap<T, K> {
 
     // ----- saving and loading -----
 
-    /// The stored `(entities, values)` and the queued adds', for saving.
+    /// The stored entities and values, for saving.
     #[cfg(feature = "serde")]
-    pub(crate) fn pairs(&self) -> [(&[Entity], &[T]); 2] {
-        [
-            (&self.set.dense, &self.set.data),
-            (&self.pending_adds.dense, &self.pending_adds.data),
-        ]
+    pub(crate) fn pairs(&self) -> (&[Entity], &[T]) {
+        (&self.set.dense, &self.set.data)
     }
 
-    /// The entities with a queued removal, for saving.
+    /// Rebuilds a storage from saved values, or says what is wrong with
+    /// them: no index twice (one entity twice, or two generations of one
+    /// index), no command buffer's reserved handle.
     #[cfg(feature = "serde")]
-    pub(crate) fn pending_remove_entities(&self) -> &[Entity] {
-        &self.pending_removes.dense
-    }
-
-    /// Rebuilds a storage from saved parts, or says what is wrong with them:
-    /// no list may hold one index twice (one entity twice, or two
-    /// generations of one index), nor a command buffer's reserved handle.
-    #[cfg(feature = "serde")]
-    pub(crate) fn from_parts(
-        values: Vec<(Entity, T)>,
-        adds: Vec<(Entity, T)>,
-        removes: Vec<Entity>,
-    ) -> Result<Self, alloc::string::String> {
-        fn fill<V>(
-            set: &mut SparseSet<V>,
-            what: &str,
-            items: impl IntoIterator<Item = (Entity, V)>,
-        ) -> Result<(), alloc::string::String> {
-            for (entity, value) in items {
-                if entity.is_reserved() {
-                    return Err(alloc::format!("{what} hold the reserved handle {entity:?}"));
-                }
-                if set.sparse.get(entity.index()) != EMPTY {
-                    return Err(alloc::format!(
-                        "{what} hold entity index {} twice",
-                        entity.index()
-                    ));
-                }
-                set.insert(entity, value);
-            }
-            Ok(())
-        }
+    pub(crate) fn from_parts(values: Vec<(Entity, T)>) -> Result<Self, alloc::string::String> {
         let mut map: Self = SparseMap::empty_with_capacity(values.len());
-        fill(&mut map.set, "the values", values)?;
+        for (entity, value) in values {
+            if entity.is_reserved() {
+                return Err(alloc::format!(
+                    "the values hold the reserved handle {entity:?}"
+                ));
+            }
+            if map.set.sparse.get(entity.index()) != EMPTY {
+                return Err(alloc::format!(
+                    "the values hold entity index {} twice",
+                    entity.index()
+                ));
+            }
+            map.set.insert(entity, value);
+        }
         for &entity in &map.set.dense {
             map.track.pushed(entity);
         }
         map.track.loaded();
-        fill(&mut map.pending_adds, "the queued adds", adds)?;
-        fill(
-            &mut map.pending_removes,
-            "the queued removals",
-            removes.into_iter().map(|e| (e, ())),
-        )?;
         Ok(map)
     }
 
@@ -825,78 +767,14 @@ impl<T, K: Track> SparseMap<T, K> {
         Ok(())
     }
 
-    /// Queues `value` to be added to `entity` at the next sync point, or says
-    /// why it cannot be and hands it back.
-    pub(crate) fn queue_add(&mut self, entity: Entity, value: T) -> Result<(), (AddErrorKind, T)> {
-        if self.pending_adds.contains(entity) {
-            return Err((AddErrorKind::AlreadyQueued, value));
-        }
-        if self.set.contains(entity) && !self.pending_removes.contains(entity) {
-            return Err((AddErrorKind::AlreadyPresent, value));
-        }
-        self.pending_adds.insert(entity, value);
-        Ok(())
-    }
-
-    /// Queues the removal of `entity`'s value at the next sync point.
-    pub(crate) fn queue_remove(&mut self, entity: Entity) {
-        self.pending_removes.insert(entity, ());
-    }
-
-    /// Applies the queued removals, in the order queued. Each value is
-    /// dropped only after the storage is consistent again, and each removal
-    /// leaves the queue before its value is dropped: if that `Drop` panics,
-    /// the removals not applied yet stay queued.
-    pub(crate) fn apply_removals(&mut self) {
-        if !self.ready_pending_removes() {
-            return;
-        }
-        while let Some(entity) = self.pop_pending_remove() {
-            drop(self.remove(entity));
-        }
-    }
-
-    /// Applies the queued additions, in the order queued. An entity that
-    /// gained the component after the add was queued has it replaced; if
-    /// the replaced value's `Drop` panics, the additions not applied yet
-    /// stay queued.
-    pub(crate) fn apply_additions(&mut self) {
-        if !self.ready_pending_adds() {
-            return;
-        }
-        while let Some((entity, value)) = self.pending_adds.pop() {
-            drop(self.insert(entity, value));
-        }
-    }
-
-    /// Detaches everything stored or queued for `entity` (its value and any
-    /// queued add), for the caller to drop once every storage is consistent.
-    ///
-    /// Always inlined: `despawn` and `despawn_batch` each call it once per
-    /// storage, and out of line the call costs a quarter of the work.
-    #[inline(always)]
-    pub(crate) fn purge(&mut self, entity: Entity) -> (Option<T>, Option<T>) {
-        // The queues are usually empty: skip their lookups then.
-        if !self.pending_removes.dense.is_empty() {
-            self.pending_removes.remove(entity);
-        }
-        let queued = if self.pending_adds.dense.is_empty() {
-            None
-        } else {
-            self.pending_adds.remove(entity)
-        };
-        (self.remove(entity), queued)
-    }
-
-    /// Empties the storage and its queues, returning the values for the caller
-    /// to drop once every storage is consistent.
-    pub(crate) fn take_all(&mut self) -> (Vec<T>, Vec<T>) {
-        self.pending_removes.take();
+    /// Empties the storage, returning the values for the caller to drop
+    /// once every storage is consistent.
+    pub(crate) fn take_all(&mut self) -> Vec<T> {
         // Every storage of the world is emptied together, so a marked prefix
         // stays true: it is empty in each of them.
         self.mark.0.prefix = 0;
         self.track.removed_all(&self.set.dense);
-        (self.set.take(), self.pending_adds.take())
+        self.set.take()
     }
 
     /// What the storage records of its changes.
@@ -908,7 +786,7 @@ impl<T, K: Track> SparseMap<T, K> {
     // ----- keeping in step with the world (see the type docs) -----
 
     /// `true` if this storage is in step with the allocator whose stamp is
-    /// `stamp`: then every entity it stores or queues is alive there.
+    /// `stamp`: then every entity it stores is alive there.
     #[inline]
     pub(crate) fn is_synced(&self, stamp: SyncStamp) -> bool {
         self.synced == stamp
@@ -927,29 +805,29 @@ impl<T, K: Track> SparseMap<T, K> {
         self.synced = stamp;
     }
 
-    /// The entities stored or queued here that `is_alive` rejects: what
+    /// The entities stored here that `is_alive` rejects: what
     /// [`resync`](Self::resync) removes.
     pub(crate) fn dead_entries(&self, is_alive: impl Fn(Entity) -> bool) -> Vec<Entity> {
-        self.all_entries()
-            .map(|(_, entity)| entity)
+        self.set
+            .dense
+            .iter()
+            .copied()
             .filter(|&entity| !is_alive(entity))
             .collect()
     }
 
-    /// Brings the storage in step with an allocator: removes every value,
-    /// queued add and queued removal of the entities in `dead` (found by
-    /// [`dead_entries`](Self::dead_entries)), then records `stamp`. Returns
-    /// the removed values, for the caller to drop once everything is
-    /// consistent. A grouped entity removed this way makes the group wait
-    /// for a rebuild, as any removal straight from a storage does.
+    /// Brings the storage in step with an allocator: removes the value of
+    /// every entity in `dead` (found by [`dead_entries`](Self::dead_entries)),
+    /// then records `stamp`. Returns the removed values, for the caller to
+    /// drop once everything is consistent. A grouped entity removed this way
+    /// makes the group wait for a rebuild, as any removal straight from a
+    /// storage does.
     #[cold]
     pub(crate) fn resync(&mut self, dead: &[Entity], stamp: SyncStamp) -> Vec<T> {
-        let mut removed = Vec::new();
-        for &entity in dead {
-            self.pending_removes.remove(entity);
-            removed.extend(self.pending_adds.remove(entity));
-            removed.extend(self.remove(entity));
-        }
+        let removed = dead
+            .iter()
+            .filter_map(|&entity| self.remove(entity))
+            .collect();
         self.synced = stamp;
         removed
     }
@@ -994,62 +872,12 @@ impl<T, K: Track> SparseMap<T, K> {
         self.set.swap(a, b);
         self.track.swapped(a, b);
     }
-
-    // ----- the sync point: queues applied one entry at a time -----
-
-    /// Readies the queued removals to be taken out in the order they were
-    /// queued by [`pop_pending_remove`](Self::pop_pending_remove). Returns
-    /// `false`, doing nothing, when none is queued.
-    #[inline]
-    pub(crate) fn ready_pending_removes(&mut self) -> bool {
-        if self.pending_removes.dense.is_empty() {
-            return false;
-        }
-        self.pending_removes.reverse();
-        true
-    }
-
-    /// Takes the next queued removal out of the queue (the first queued,
-    /// after [`ready_pending_removes`](Self::ready_pending_removes)). The
-    /// queue stays consistent, holding the removals not taken yet.
-    #[inline]
-    pub(crate) fn pop_pending_remove(&mut self) -> Option<Entity> {
-        self.pending_removes.pop().map(|(entity, ())| entity)
-    }
-
-    /// Readies the queued additions to be taken out in the order they were
-    /// queued by [`pop_pending_add`](Self::pop_pending_add). Returns
-    /// `false`, doing nothing, when none is queued.
-    #[inline]
-    pub(crate) fn ready_pending_adds(&mut self) -> bool {
-        if self.pending_adds.dense.is_empty() {
-            return false;
-        }
-        self.pending_adds.reverse();
-        true
-    }
-
-    /// Takes the next queued addition out of the queue; see
-    /// [`pop_pending_remove`](Self::pop_pending_remove).
-    #[inline]
-    pub(crate) fn pop_pending_add(&mut self) -> Option<(Entity, T)> {
-        self.pending_adds.pop()
-    }
 }
 
-/// Prints the stored values as a map from entity to value, plus the number of
-/// queued changes.
+/// Prints the stored values as a map from entity to value.
 impl<T: fmt::Debug, K: Track> fmt::Debug for SparseMap<T, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.iter()).finish()?;
-        let (adds, removes) = (
-            self.pending_adds.dense.len(),
-            self.pending_removes.dense.len(),
-        );
-        if adds + removes > 0 {
-            write!(f, " (queued: {adds} adds, {removes} removes)")?;
-        }
-        Ok(())
+        f.debug_map().entries(self.iter()).finish()
     }
 }
 

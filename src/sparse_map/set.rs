@@ -1,11 +1,11 @@
-//! The sparse-set core that a storage and each of its queues are made of.
+//! The sparse-set core a storage is made of.
 
 use alloc::vec::Vec;
 
 use super::pages::{Pages, EMPTY};
 use crate::Entity;
 
-/// The sparse-set core shared by a storage and its pending queues.
+/// The sparse-set core of a storage.
 ///
 /// Invariant, for every slot `i < dense.len()`: the sparse entry of
 /// `dense[i].index` holds slot `i` and `dense[i]`'s generation,
@@ -13,14 +13,14 @@ use crate::Entity;
 /// the entry of `e.index` holds `e`'s generation exactly when `e` is
 /// stored, and then its slot: a lookup reads no dense entity.
 #[derive(Clone)]
-pub(super) struct SparseSet<T> {
+pub(crate) struct SparseSet<T> {
     pub(super) sparse: Pages,
     pub(super) dense: Vec<Entity>,
     pub(super) data: Vec<T>,
 }
 
 impl<T> SparseSet<T> {
-    pub(super) const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         SparseSet {
             sparse: Pages::new(),
             dense: Vec::new(),
@@ -47,23 +47,19 @@ impl<T> SparseSet<T> {
     }
 
     #[inline]
-    pub(super) fn contains(&self, entity: Entity) -> bool {
+    pub(crate) fn contains(&self, entity: Entity) -> bool {
         self.index_of(entity).is_some()
     }
 
     #[inline]
-    pub(super) fn get(&self, entity: Entity) -> Option<&T> {
+    pub(crate) fn get(&self, entity: Entity) -> Option<&T> {
         self.index_of(entity).map(|slot| &self.data[slot])
     }
 
-    /// Stores `value` for `entity`, returning the value it replaces.
-    ///
-    /// The caller guarantees no *other* generation of `entity`'s index is
-    /// stored: a world removes every component before an index is reused,
-    /// and brings a storage in step before it adds to it (see "Storages
-    /// moved between worlds" on [`SparseMap`]).
-    #[inline]
-    pub(super) fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
+    /// Stores `value` for `entity`, returning the value it replaces; the
+    /// caller guarantees what [`insert_new`](Self::insert_new) says.
+    #[cfg(feature = "serde")]
+    pub(crate) fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
         match self.insert_new(entity, value) {
             Ok(()) => None,
             Err((slot, value)) => Some(core::mem::replace(&mut self.data[slot], value)),
@@ -71,8 +67,11 @@ impl<T> SparseSet<T> {
     }
 
     /// Stores `value` for `entity` if it has none; otherwise hands it back
-    /// with the slot of the value already stored. One sparse lookup. The
-    /// caller guarantees what [`insert`](Self::insert) says.
+    /// with the slot of the value already stored. One sparse lookup.
+    ///
+    /// The caller guarantees no *other* generation of `entity`'s index is
+    /// stored: a world removes every component before an index is reused,
+    /// and brings a storage in step before it adds to it.
     #[inline(always)]
     pub(super) fn insert_new(&mut self, entity: Entity, value: T) -> Result<(), (usize, T)> {
         let len = self.dense.len();
@@ -124,16 +123,11 @@ impl<T> SparseSet<T> {
         }
     }
 
-    /// Removes `entity`'s value by swap-remove: the last slot moves into the
-    /// hole. The storage is consistent before the value is returned, so a
-    /// panicking `Drop` of the value cannot leave it half-updated.
-    #[inline]
-    pub(super) fn remove(&mut self, entity: Entity) -> Option<T> {
-        self.remove_with_slot(entity).map(|(_, value)| value)
-    }
-
-    /// Like [`remove`](Self::remove), also saying which dense slot the
-    /// value was in. Two sparse lookups: the entity's and the moved one's.
+    /// Takes `entity`'s value out by swap-remove (the last slot moves into
+    /// the hole) and says which dense slot it was in. Two sparse lookups:
+    /// the entity's and the moved one's. The storage is consistent before
+    /// the value is returned, so a panicking `Drop` of it cannot leave it
+    /// half-updated.
     #[inline]
     pub(super) fn remove_with_slot(&mut self, entity: Entity) -> Option<(usize, T)> {
         self.remove_if(entity, || true)
@@ -177,30 +171,9 @@ impl<T> SparseSet<T> {
         self.sparse.set(self.dense[b], b as u32);
     }
 
-    /// Reverses the dense order and re-indexes every slot, so that
-    /// [`pop`](Self::pop) takes the entries out in the order they were
-    /// stored. The set is consistent before and after.
-    pub(super) fn reverse(&mut self) {
-        if self.dense.len() > 1 {
-            self.dense.reverse();
-            self.data.reverse();
-            self.sparse.set_run(&self.dense, 0);
-        }
-    }
-
-    /// Takes the entry in the last dense slot out. Nothing else moves, so the
-    /// set stays consistent: a queue applied by popping its entries one at a
-    /// time keeps the ones not popped yet, whatever happens in between.
-    #[inline]
-    pub(super) fn pop(&mut self) -> Option<(Entity, T)> {
-        let (entity, value) = self.dense.pop().zip(self.data.pop())?;
-        self.sparse.clear(entity.index());
-        Some((entity, value))
-    }
-
     /// Empties the set and returns the values, for the caller to drop once
     /// every other storage is consistent too.
-    pub(super) fn take(&mut self) -> Vec<T> {
+    pub(crate) fn take(&mut self) -> Vec<T> {
         for &entity in &self.dense {
             self.sparse.clear(entity.index());
         }
@@ -210,7 +183,7 @@ impl<T> SparseSet<T> {
 
     /// Checks the invariant above, saying what breaks it.
     #[cfg(any(test, feature = "testing", feature = "serde"))]
-    pub(super) fn check_invariants(&self, what: &str) -> Result<(), alloc::string::String> {
+    pub(crate) fn check_invariants(&self, what: &str) -> Result<(), alloc::string::String> {
         use alloc::format;
         if self.dense.len() != self.data.len() {
             return Err(format!("{what}: dense and data lengths differ"));

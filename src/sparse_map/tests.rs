@@ -81,93 +81,6 @@ fn largest_index_works() {
 }
 
 #[test]
-fn queued_changes_apply_removals_then_additions() {
-    let mut entities = EntityAllocator::new();
-    let (a, b) = (entities.alloc(), entities.alloc());
-    let mut map = SparseMap::new();
-    map.insert(a, 1);
-    assert!(matches!(
-        map.queue_add(a, 2),
-        Err((AddErrorKind::AlreadyPresent, 2))
-    ));
-    map.queue_remove(a);
-    map.queue_add(a, 3).unwrap();
-    assert!(matches!(
-        map.queue_add(a, 4),
-        Err((AddErrorKind::AlreadyQueued, 4))
-    ));
-    map.queue_add(b, 5).unwrap();
-    assert_eq!(map.get(a), Some(&1), "nothing moves before the sync point");
-    map.apply_removals();
-    map.apply_additions();
-    assert_eq!(map.get(a), Some(&3));
-    assert_eq!(map.get(b), Some(&5));
-    map.assert_invariants();
-    // the queues are empty and reusable
-    map.queue_remove(b);
-    map.apply_removals();
-    map.apply_additions();
-    assert_eq!(map.entities(), &[a]);
-    map.assert_invariants();
-}
-
-/// The sync point takes queued changes one at a time, first queued
-/// first, and the queue holds a consistent rest after every step (what a
-/// panicking `Drop` between two steps leaves).
-#[test]
-fn queues_pop_in_the_order_queued_and_stay_consistent() {
-    let mut entities = EntityAllocator::new();
-    let e: std::vec::Vec<Entity> = (0..6).map(|_| entities.alloc()).collect();
-    // An index on another page, so the re-indexing crosses pages.
-    let far = Entity::new(3 * PAGE_LEN as u32 + 7, core::num::NonZeroU32::MIN);
-    let mut map = SparseMap::new();
-    for (value, &entity) in [e[3], e[0], far, e[5], e[1]].iter().enumerate() {
-        map.queue_add(entity, value).unwrap();
-        map.queue_remove(entity);
-    }
-    assert!(map.ready_pending_adds() && map.ready_pending_removes());
-    assert_eq!(map.pop_pending_add(), Some((e[3], 0)));
-    assert_eq!(map.pop_pending_remove(), Some(e[3]));
-    map.assert_invariants();
-    // A despawn in between takes its entity's queued changes out.
-    assert_eq!(map.purge(far), (None, Some(2)));
-    map.assert_invariants();
-    assert_eq!(map.pop_pending_add(), Some((e[0], 1)));
-    map.assert_invariants();
-    // Readying again (the next sync point) keeps every entry.
-    assert!(map.ready_pending_adds());
-    let mut rest = std::vec::Vec::new();
-    while let Some((entity, _)) = map.pop_pending_add() {
-        rest.push(entity);
-        map.assert_invariants();
-    }
-    rest.sort();
-    assert_eq!(rest, [e[1], e[5]]);
-    assert!(!map.ready_pending_adds());
-    let mut removes: std::vec::Vec<Entity> =
-        core::iter::from_fn(|| map.pop_pending_remove()).collect();
-    removes.sort();
-    assert_eq!(removes, [e[0], e[1], e[5]]);
-    assert!(!map.ready_pending_removes());
-    map.assert_invariants();
-}
-
-#[test]
-fn purge_detaches_value_and_queued_add() {
-    let mut entities = EntityAllocator::new();
-    let a = entities.alloc();
-    let mut map = SparseMap::new();
-    map.insert(a, 1);
-    map.queue_remove(a);
-    map.queue_add(a, 2).unwrap();
-    assert_eq!(map.purge(a), (Some(1), Some(2)));
-    map.apply_removals();
-    map.apply_additions();
-    assert!(map.is_empty());
-    map.assert_invariants();
-}
-
-#[test]
 fn resync_drops_what_the_allocator_says_is_dead() {
     let mut entities = EntityAllocator::new();
     let (a, b, c) = (entities.alloc(), entities.alloc(), entities.alloc());
@@ -175,10 +88,6 @@ fn resync_drops_what_the_allocator_says_is_dead() {
     map.insert(a, 1);
     map.insert(b, 2);
     map.insert(c, 3);
-    map.queue_remove(b);
-    map.queue_add(c, 30).unwrap_err();
-    map.queue_remove(c);
-    map.queue_add(c, 30).unwrap();
     assert!(
         !map.is_synced(entities.stamp()),
         "a new storage is in step with nothing"
@@ -198,7 +107,7 @@ fn resync_drops_what_the_allocator_says_is_dead() {
     );
     let mut removed = map.resync(&dead, entities.stamp());
     removed.sort();
-    assert_eq!(removed, [2, 3, 30], "values and queued adds, once each");
+    assert_eq!(removed, [2, 3], "each dead entity's value, once");
     assert!(map.is_synced(entities.stamp()));
     assert_eq!(map.entities(), &[a]);
     map.assert_invariants();
@@ -233,12 +142,11 @@ fn debug_prints_a_map() {
     let mut map = SparseMap::new();
     map.insert(a, 'x');
     assert_eq!(format!("{map:?}"), "{0v1: 'x'}");
-    map.queue_remove(a);
-    assert_eq!(format!("{map:?}"), "{0v1: 'x'} (queued: 0 adds, 1 removes)");
 }
 
-/// A seeded random run of inserts, removes, recycles and queued changes,
-/// checked step by step against a `HashMap` model.
+/// A seeded random run of inserts, removes, recycles and slot swaps,
+/// checked step by step against a `HashMap` model (the queued changes have
+/// their own in `queue.rs`).
 #[test]
 fn random_operations_match_hashmap_model() {
     let mut rng = crate::test_rng::Rng::new(0x5eed_0002);
@@ -250,11 +158,9 @@ fn random_operations_match_hashmap_model() {
         match rng.index(10) {
             0 | 1 => live.push(entities.alloc()),
             2 if !live.is_empty() => {
-                // despawn: the world purges before freeing the index
+                // despawn: the world removes the value before freeing the index
                 let e = live.swap_remove(rng.index(live.len()));
-                let (value, queued) = map.purge(e);
-                assert_eq!(value, model.remove(&e));
-                assert_eq!(queued, None);
+                assert_eq!(map.remove(e), model.remove(&e));
                 entities.free(e);
             }
             3..=5 if !live.is_empty() => {
@@ -272,31 +178,11 @@ fn random_operations_match_hashmap_model() {
                     *model.get_mut(&e).unwrap() += 1;
                 }
             }
-            _ => {
-                // a batch of queued changes and a sync point
-                let mut removes = Vec::new();
-                let mut adds = Vec::new();
-                for _ in 0..rng.index(8) {
-                    if live.is_empty() {
-                        break;
-                    }
-                    let e = live[rng.index(live.len())];
-                    if rng.index(2) == 0 {
-                        map.queue_remove(e);
-                        removes.push(e);
-                    } else if map.queue_add(e, step).is_ok() {
-                        adds.push(e);
-                    }
-                }
-                map.apply_removals();
-                map.apply_additions();
-                for e in removes {
-                    model.remove(&e);
-                }
-                for e in adds {
-                    model.insert(e, step);
-                }
+            _ if map.len() > 1 => {
+                // a slot swap, as a group packs: the values keep their entities
+                map.swap_slots(rng.index(map.len()), rng.index(map.len()));
             }
+            _ => {}
         }
         assert_eq!(map.len(), model.len());
         if step % 1000 == 0 {
@@ -336,10 +222,6 @@ fn sparse_entries_hold_the_generation_through_moves() {
     map.swap_slots(0, 4); // as a group packs
     holds(&map);
     assert_eq!(map.remove(entities[0]), Some(0)); // swap-remove moves the last
-    holds(&map);
-    map.set.reverse(); // as a queue is readied
-    holds(&map);
-    assert!(map.set.pop().is_some());
     holds(&map);
     assert_eq!(map.get(entities[0]), None);
     assert_eq!(map.set.sparse.generation(entities[0].index()), 0);

@@ -42,7 +42,7 @@ macro_rules! impl_bundle {
             #[allow(non_snake_case, unused_variables)]
             fn queue_into(self, queues: &mut <W as Storages>::Queues, entity: Entity, token: crate::seal::Token) {
                 let ($($c,)*) = self;
-                $(<W as ColumnAccess<$c>>::queue(queues).push_add(entity, $c);)*
+                $(<W as ColumnAccess<$c>>::queue(queues).push_add(entity, $c, crate::queue::OnPresent::Reject);)*
             }
 
             #[allow(unused_variables)]

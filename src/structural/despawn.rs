@@ -60,17 +60,20 @@ impl<W: Storages, const ALONE: bool> EachStorage<W> for Despawn<ALONE> {
 
     #[inline]
     fn visit<C: Column<W>>(&mut self, world: &mut W) -> (Option<C>, Option<C>) {
+        // A change queued for it in the world's own queue goes with it.
+        let queued = C::queue(&mut world.queued(TOKEN).queues, TOKEN).cancel(self.0);
         let (entities, storage) = C::split(world, TOKEN);
-        let detached = storage.purge(self.0);
+        let value = storage.remove(self.0);
         if ALONE {
             keep_in_step(entities, storage);
         }
-        detached
+        (value, queued)
     }
 
     #[inline]
     fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
         if ALONE {
+            queued_in_step(world);
             // `despawn` checked it is alive.
             world.allocator_mut(TOKEN).free_alive(self.0);
         } else {
@@ -105,6 +108,7 @@ impl<W: Storages> Drop for Batch<'_, W> {
         }
         if self.despawned > 0 {
             self.world.each(&mut KeepInStep, TOKEN);
+            queued_in_step(self.world);
             self.world.allocator_mut(TOKEN).renew_stamp();
         }
     }
@@ -117,6 +121,16 @@ impl<W: Storages> Drop for Batch<'_, W> {
 fn keep_in_step<T, K: Track>(entities: &EntityAllocator, storage: &mut SparseMap<T, K>) {
     if storage.is_synced(entities.stamp()) {
         storage.set_synced(entities.next_stamp());
+    }
+}
+
+/// The same for the world's own queue, whose entries of the retired
+/// entities were cancelled.
+#[inline]
+fn queued_in_step<W: Storages>(world: &mut W) {
+    let (entities, queued) = world.queued_split(TOKEN);
+    if queued.synced == entities.stamp() {
+        queued.synced = entities.next_stamp();
     }
 }
 
@@ -158,13 +172,17 @@ impl<W: Storages> EachStorage<W> for Clear {
     type Out<C> = (Vec<C>, Vec<C>);
 
     fn visit<C: Column<W>>(&mut self, world: &mut W) -> (Vec<C>, Vec<C>) {
+        let queued = C::queue(&mut world.queued(TOKEN).queues, TOKEN).take();
         let (entities, storage) = C::split(world, TOKEN);
         let taken = storage.take_all();
         storage.set_synced(entities.next_stamp());
-        taken
+        (taken, queued)
     }
 
     fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
+        let (entities, queued) = world.queued_split(TOKEN);
+        W::despawns(&mut queued.queues, TOKEN).clear();
+        queued.synced = entities.next_stamp();
         world.allocator_mut(TOKEN).clear();
         drop(outs);
     }

@@ -3,7 +3,7 @@
 //!
 //! | change | entry point | used by |
 //! |---|---|---|
-//! | add or replace one value | [`add`] | `add`, `try_add`, `insert`, the sync point, `Commands` |
+//! | add or replace one value | [`add`] | `add`, `try_add`, `insert`, the sync point, `Commands` (both through `deferred::apply`) |
 //! | remove one value | [`remove`] | `remove`, the sync point, `Commands` |
 //! | spawn with a bundle | [`spawn_with`] | `spawn_with`, `try_spawn_with` |
 //! | spawn many | [`batch::spawn`] | `spawn_batch`, `try_spawn_batch`, `extend`, `try_extend` |
@@ -32,17 +32,9 @@ pub(crate) mod react;
 use crate::component::BundleParts;
 use crate::entity::OutOfIndices;
 use crate::plumbing::{ColumnAccess, Storages};
+pub(crate) use crate::queue::OnPresent;
 use crate::seal::TOKEN;
 use crate::{Contains, Entity};
-
-/// What [`add`] does when the entity already has the component.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum OnPresent {
-    /// Hand the new value back (`add`, `Commands::add`).
-    Reject,
-    /// Replace the old value and return it (`insert`, the sync point).
-    Replace,
-}
 
 /// Adds `value` to `entity`, which the caller knows is alive. Brings `C`'s
 /// storage in step first (a storage gains entries only in step with its
@@ -100,40 +92,6 @@ pub(crate) fn spawn_with<W: Storages, B: BundleParts<W>>(
             Ok(entity)
         }
         Err(error) => Err((error, bundle)),
-    }
-}
-
-/// Applies the world's queued removals of `C` (the sync point), in the
-/// order queued. Each removal leaves the queue before its value is
-/// dropped, so a panicking `Drop` leaves the rest queued.
-pub(crate) fn apply_removals<W: Contains<C>, C>(world: &mut W) {
-    if !const { react::reacts_to::<W, C>() } {
-        // Nothing reacts: the storage applies them itself, in one loop.
-        world.sparse_map_mut().apply_removals();
-        return;
-    }
-    if !world.sparse_map_mut().ready_pending_removes() {
-        return;
-    }
-    while let Some(entity) = world.sparse_map_mut().pop_pending_remove() {
-        drop(remove::<W, C>(world, entity));
-    }
-}
-
-/// Applies the world's queued additions of `C` (the sync point), in the
-/// order queued: each replaces a value the entity gained since it was
-/// queued (see [`deferred`](crate::deferred)). Each addition leaves the
-/// queue before a replaced value is dropped.
-pub(crate) fn apply_additions<W: Contains<C>, C>(world: &mut W) {
-    if !const { react::reacts_to::<W, C>() } {
-        world.sparse_map_mut().apply_additions();
-        return;
-    }
-    if !world.sparse_map_mut().ready_pending_adds() {
-        return;
-    }
-    while let Some((entity, value)) = world.sparse_map_mut().pop_pending_add() {
-        drop(add::<W, C>(world, entity, value, OnPresent::Replace));
     }
 }
 

@@ -5,17 +5,8 @@
 //! hook, a relation's cleanup) is one more line in each function here.
 
 use crate::component::BundleParts;
-use crate::indices;
 use crate::plumbing::Storages;
-use crate::{Contains, Entity};
-
-/// Whether anything reacts to `C`'s values coming and going (it is in an
-/// owning group): if not, a loop of changes to `C` alone may skip the
-/// calls here. Known at compile time.
-#[inline(always)]
-pub(crate) const fn reacts_to<W: Contains<C>, C>() -> bool {
-    indices::contains(W::GROUPED, <W as Contains<C>>::INDEX)
-}
+use crate::Entity;
 
 /// After `entities` gained the components of the bundle `B` (each value is
 /// in its storage).

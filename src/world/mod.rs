@@ -54,19 +54,24 @@ use crate::plumbing::{ColumnAccess, ColumnOf, Storages};
 /// always loads from its own save):
 ///
 /// 1. The allocator's bookkeeping holds (see [`EntityAllocator`](crate::EntityAllocator)): alive and
-///    retired counts, a free list of dead indices, and every queued despawn
-///    names a handle it handed out. The entity may have died since (it was
-///    despawned before the sync point); the queued despawn then does nothing.
-/// 2. Every storage's own invariant holds (see [`SparseMap`]), for its values,
-///    its queued adds and its queued removals: at most one entry per entity
-///    index in each.
+///    retired counts, and a free list of dead indices.
+/// 2. Every storage's own invariant holds (see [`SparseMap`]): at most one
+///    value per entity index.
 /// 3. A storage *in step* with the allocator (see [`SparseMap`], "Storages
-///    moved between worlds") stores and queues only alive entities. A queued
-///    add may name an entity that has the component already (it gained one
-///    after the add was queued; the queued value replaces it at the sync
-///    point). A storage not in step may hold anything 2 allows: the world
-///    brings it in step before it uses it, and saves only what it would keep.
-/// 4. In an owning group whose storages are trusted (in step, and agreeing
+///    moved between worlds") stores only alive entities. A storage not in
+///    step may hold anything 2 allows: the world brings it in step before it
+///    uses it, and saves only what it would keep.
+/// 4. The world's own queue (`add_deferred`, `remove_deferred`,
+///    `despawn_deferred`) holds, per component, at most one queued add and
+///    one queued removal per entity, each list in the order queued. In step
+///    with the allocator (as a storage is; the queue stays with the world
+///    when storages or allocators move), it names only alive entities (a
+///    despawn cancels what the entity had queued), and every queued despawn
+///    names a handle the allocator handed out (the entity may have died
+///    since: the despawn then does nothing). A queued add may name an entity
+///    that has the component already (it gained one after the add was
+///    queued; the queued value replaces it at the sync point).
+/// 5. In an owning group whose storages are trusted (in step, and agreeing
 ///    on one packing), the first `len` slots of every group storage hold the
 ///    same entities in the same order, and no entity after them has every
 ///    group component.
@@ -380,7 +385,11 @@ pub trait World: Storages {
     /// assert!(!world.is_alive(e));
     /// ```
     fn despawn_deferred(&mut self, entity: Entity) -> bool {
-        self.allocator_mut(TOKEN).queue_despawn(entity)
+        if !self.is_alive(entity) {
+            return false;
+        }
+        deferred::queue_despawn(self, entity);
+        true
     }
 
     /// Caps the entity indices the world may use at `limit` (at most 2^31,
@@ -826,12 +835,7 @@ pub trait World: Storages {
     /// assert_eq!((world.size::<Hp>(), world.size::<Dead>()), (1, 2));
     /// ```
     fn finalize_updates(&mut self) {
-        in_step::sync_all(self);
-        self.each(&mut deferred::ApplyQueues { additions: false }, TOKEN);
-        self.each(&mut deferred::ApplyQueues { additions: true }, TOKEN);
-        while let Some(entity) = self.allocator_mut(TOKEN).pop_pending_despawn() {
-            self.despawn(entity);
-        }
+        deferred::finalize(self);
     }
 
     // ----- index access -----

@@ -1,0 +1,40 @@
+//! What a queued change can be, and why applying it can refuse it: the
+//! words of the rule table and of a [`Commands`](crate::Commands) report.
+
+/// What kind of command was rejected. See [`Rejected`](crate::commands::Rejected).
+///
+/// ```
+/// use typed_ecs::commands::CommandKind;
+/// assert_ne!(CommandKind::Add, CommandKind::Remove);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CommandKind {
+    /// `Commands::spawn` / `spawn_with`.
+    Spawn,
+    /// `Commands::add`.
+    Add,
+    /// `Commands::insert`.
+    Insert,
+    /// `Commands::remove`.
+    Remove,
+    /// `Commands::despawn`.
+    Despawn,
+}
+
+/// Why a command was rejected. See [`Rejected`](crate::commands::Rejected).
+///
+/// ```
+/// use typed_ecs::commands::RejectReason;
+/// assert_ne!(RejectReason::DeadEntity, RejectReason::AlreadyPresent);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RejectReason {
+    /// The entity was not alive when the command was applied.
+    DeadEntity,
+    /// The entity already had the component the command adds.
+    AlreadyPresent,
+    /// The world ran out of entity indices.
+    OutOfIndices,
+}
