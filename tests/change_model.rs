@@ -20,8 +20,12 @@ use typed_ecs::query::{join, Added, Changed};
 use typed_ecs::system::Seen;
 use typed_ecs::Tracked;
 
+#[path = "support/observed.rs"]
+mod observed;
 #[path = "support/rng.rs"]
 mod rng;
+
+use observed::{as_set, sorted, Look};
 
 use rng::Rng;
 
@@ -108,36 +112,11 @@ impl Model {
     }
 }
 
-/// What the system observer saw at its last run.
-#[derive(Default)]
-struct Looked {
-    changed: Vec<Entity>,
-    added: Vec<Entity>,
-    removed: Vec<Entity>,
-}
-
-/// Removals compared as multisets: `clear` removes in storage order.
-fn sorted(list: &[Entity]) -> Vec<Entity> {
-    let mut list = list.to_vec();
-    list.sort();
-    list
-}
-
-fn as_set(list: &[Entity], what: &str, seed: u64) -> BTreeSet<Entity> {
-    let set: BTreeSet<Entity> = list.iter().copied().collect();
-    assert_eq!(
-        set.len(),
-        list.len(),
-        "seed {seed}: {what} reported an entity twice"
-    );
-    set
-}
-
 fn run(seed: u64) {
     let mut rng = Rng::new(seed);
     let mut world = Game::new();
     let mut model = Model::default();
-    let looked = Rc::new(RefCell::new(Looked::default()));
+    let looked = Rc::new(RefCell::new(Look::default()));
     let mut schedule = Schedule::<Game>::new();
     let out = Rc::clone(&looked);
     // Not `Send`: added as an exclusive-free single system is fine (a

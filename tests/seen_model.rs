@@ -28,8 +28,12 @@ use typed_ecs::query::{join, Added, Changed};
 use typed_ecs::system::Seen;
 use typed_ecs::Tracked;
 
+#[path = "support/observed.rs"]
+mod observed;
 #[path = "support/rng.rs"]
 mod rng;
+
+use observed::{as_set, sorted, Look};
 
 use rng::Rng;
 
@@ -198,29 +202,6 @@ struct Expected {
     /// Removals may be fewer (those of the new storage a reader that sees
     /// it whole never saw added): each reported one must be expected.
     whole: bool,
-}
-
-#[derive(Default, Clone, Debug)]
-struct Look {
-    changed: Vec<Entity>,
-    added: Vec<Entity>,
-    removed: Vec<Entity>,
-}
-
-fn sorted(list: &[Entity]) -> Vec<Entity> {
-    let mut list = list.to_vec();
-    list.sort();
-    list
-}
-
-fn as_set(list: &[Entity], what: &str, seed: u64) -> BTreeSet<Entity> {
-    let set: BTreeSet<Entity> = list.iter().copied().collect();
-    assert_eq!(
-        set.len(),
-        list.len(),
-        "seed {seed}: {what} reported an entity twice"
-    );
-    set
 }
 
 /// `sub` is a sub-multiset of `of` (both sorted).
