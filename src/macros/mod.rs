@@ -1,17 +1,25 @@
 //! `world!`: declares a world struct and wires each component to generic code.
 //!
 //! The public macro only parses the user's syntax (two forms) and hands a
-//! normalised field list on; one hidden helper does each job, every one a
-//! flat repetition over the fields:
+//! normalised field list on; one hidden helper does each job. Most are a
+//! flat repetition over the fields; the three that walk a list one item at
+//! a time (a declarative macro cannot do otherwise) say so:
 //!
-//! * `attrs.rs`: `__world_attrs!` sorts the struct's attributes (serde
-//!   derives are taken out: the world's serde impls are generated);
-//! * `declare.rs`: `__world_declare!` emits the struct (`__world_struct!`)
-//!   and, in one `const _: () = { … };`, the constructors and the
-//!   `Storages` plumbing (`__world_storages!`), the owning groups' index
-//!   list, check and visitors (`__world_groups!`), and one `Column` impl
-//!   per component (`__world_components!`);
-//! * `serde.rs`: the serde impls, when derived.
+//! * `mod.rs`: `world!` itself, and `__world_paths!` (recursive: names the
+//!   fields of the list form after the last segment of each path);
+//! * `attrs.rs`: `__world_attrs!` sorts the struct's attributes, with
+//!   `__world_derives!` (recursive: takes the serde derives out of a
+//!   `derive` list, as the world's serde impls are generated);
+//! * `declare.rs`: `__world_declare!` emits the struct (`__world_struct!`,
+//!   with the struct of the world's own queues) and, in one
+//!   `const _: () = { … };`, the constructors and the `Storages` plumbing
+//!   (`__world_storages!`), the hidden forwarding methods that report a
+//!   duplicate component at the caller's line (`__world_checked!`), the
+//!   owning groups' index list, check and visitors (`__world_groups!`), one
+//!   `Column` impl per component (`__world_components!`) and the system
+//!   parameters of each resource (`__world_resources!`);
+//! * `serde.rs`: the serde impls, when derived (`__world_serde!`,
+//!   `__world_serialize!`, `__world_deserialize!`).
 //!
 //! Every behaviour lives in `src/`, in ordinary generic Rust.
 

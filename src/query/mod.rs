@@ -52,10 +52,11 @@
 //! # Layout
 //!
 //! `terms.rs` (query types), `fetch.rs` ([`Fetch`] and its sealed
-//! interface), `plan.rs` (which walk, decided from plain facts about each
+//! interface), `filters.rs` (the filter wrappers: [`With`], [`Without`],
+//! [`Or`], [`Maybe`]), `changed.rs` (the columns of [`Changed`], [`Added`]
+//! and a tracked `&mut C`), `or.rs` (every piece of an [`Or`]), `plan.rs` (which walk, decided from plain facts about each
 //! column), `rows.rs` (packed rows), `iter.rs` ([`QueryIter`]), `join.rs`
-//! ([`Join`], [`join`]), `or.rs` (the [`Or`] filter, every form of it)
-//! and `par.rs` (`par_for_each`).
+//! ([`Join`], [`join`]) and `par.rs` (`par_for_each`).
 
 mod changed;
 pub(crate) mod fetch;
