@@ -278,39 +278,7 @@ impl Marks for TrackedMarks<'_> {
     }
 }
 
-macro_rules! impl_marks {
-    ($($m:ident),+) => {
-        #[allow(non_snake_case)]
-        impl<$($m: Marks),+> Marks for ($($m,)+) {
-            const ANY: bool = false $(|| $m::ANY)+;
-
-            #[inline]
-            fn mark(&mut self, slots: Range<usize>) {
-                let ($($m,)+) = self;
-                $($m.mark(slots.clone());)+
-            }
-
-            #[inline(always)]
-            fn more(&mut self, count: usize) {
-                let ($($m,)+) = self;
-                $($m.more(count);)+
-            }
-        }
-    };
-}
-
-impl_marks!(M0);
-impl_marks!(M0, M1);
-impl_marks!(M0, M1, M2);
-impl_marks!(M0, M1, M2, M3);
-impl_marks!(M0, M1, M2, M3, M4);
-impl_marks!(M0, M1, M2, M3, M4, M5);
-impl_marks!(M0, M1, M2, M3, M4, M5, M6);
-impl_marks!(M0, M1, M2, M3, M4, M5, M6, M7);
-impl_marks!(M0, M1, M2, M3, M4, M5, M6, M7, M8);
-impl_marks!(M0, M1, M2, M3, M4, M5, M6, M7, M8, M9);
-impl_marks!(M0, M1, M2, M3, M4, M5, M6, M7, M8, M9, M10);
-impl_marks!(M0, M1, M2, M3, M4, M5, M6, M7, M8, M9, M10, M11);
+// Tuples of marks are implemented with the tuples of fetches (`impl_tuples`).
 
 /// Steps through a driven walk: [`next`](Cursor::next) is called once for
 /// every entity of the driver, in order, and says what that entity yields,
@@ -870,6 +838,24 @@ impl<'w, C: 'static, K: Track> ReadOnly<'w> for Without<&'w SparseMap<C, K>> {}
 
 macro_rules! impl_tuples {
     ($($f:ident $x:ident),+) => {
+        /// A tuple's marks: each element's.
+        #[allow(non_snake_case)]
+        impl<$($f: Marks),+> Marks for ($($f,)+) {
+            const ANY: bool = false $(|| $f::ANY)+;
+
+            #[inline]
+            fn mark(&mut self, slots: Range<usize>) {
+                let ($($f,)+) = self;
+                $($f.mark(slots.clone());)+
+            }
+
+            #[inline(always)]
+            fn more(&mut self, count: usize) {
+                let ($($f,)+) = self;
+                $($f.more(count);)+
+            }
+        }
+
         impl<'w, $($f: Access<'w>),+> FetchItem<'w> for ($($f,)+) {
             type Item<'a> = ($($f::Item<'a>,)+);
         }
