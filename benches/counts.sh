@@ -37,20 +37,17 @@ for s in ${COUNTS_SIZES:-}; do
     sizes[${s%%=*}]=${s#*=}
 done
 
-# build LABEL REV: the `profile` binary of REV, as $work/profile-LABEL.
-build() {
-    local tree=$work/wt-$1 bin=benches/src/bin/profile.rs
-    git -C "$root" worktree remove --force "$tree" 2>/dev/null || true
-    git -C "$root" worktree add --quiet --detach "$tree" "$2"
-    if ! grep -q -- '--list' "$tree/$bin"; then
-        cp "$root/$bin" "$tree/$bin"
+tool=counts
+# A commit whose profile.rs has no `--list` is built with the working
+# tree's, which only adds the flag.
+prepare() {
+    local bin=benches/src/bin/profile.rs
+    if ! grep -q -- '--list' "$1/$bin"; then
+        cp "$root/$bin" "$1/$bin"
     fi
-    echo "counts: building $2 ($1)" >&2
-    (cd "$tree" && CARGO_TARGET_DIR=$work/target cargo build --release --quiet \
-        -p typed_ecs_benches --bin profile)
-    cp "$work/target/release/profile" "$work/profile-$1"
-    git -C "$root" worktree remove --force "$tree"
 }
+# shellcheck source=benches/two_commits.sh
+. "$root/benches/two_commits.sh"
 
 # count LABEL SCENARIO IMPLEMENTATION RUNS [SIZE]: the instructions of the
 # whole process.
@@ -81,12 +78,7 @@ threaded() {
     return 1
 }
 
-base=$(git -C "$root" rev-parse --short "$base^{commit}")
-new=$(git -C "$root" rev-parse --short "$new^{commit}")
-base_name=$(git -C "$root" log -1 --format='%h (%s)' "$base")
-new_name=$(git -C "$root" log -1 --format='%h (%s)' "$new")
-build base "$base"
-build new "$new"
+build_both
 
 rows=$work/rows.md
 : > "$rows"
@@ -107,12 +99,7 @@ while IFS=$'\t' read -r s i; do
     wait $!
     b=$(cat "$work/b")
     n=$(cat "$work/n")
-    awk -v s="$s${size:+ (size $size)}" -v i="$i" -v b="$b" -v n="$n" '
-        function commas(x,   t) {
-            t = sprintf("%d", x)
-            while (t ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", t)
-            return t
-        }
+    awk -v s="$s${size:+ (size $size)}" -v i="$i" -v b="$b" -v n="$n" "$awk_commas"'
         BEGIN {
             r = n / b
             f = r > 1.01 ? "**%.4f×**" : "%.4f×"

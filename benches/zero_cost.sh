@@ -26,17 +26,9 @@ work=${ZERO_COST_DIR:-$root/target/zero-cost}
 out=$root/target/bench-report/zero_cost.md
 mkdir -p "$work" "$(dirname "$out")"
 
-# build LABEL REV: the `profile` binary of REV, as $work/profile-LABEL.
-build() {
-    local tree=$work/wt-$1
-    git -C "$root" worktree remove --force "$tree" 2>/dev/null || true
-    git -C "$root" worktree add --quiet --detach "$tree" "$2"
-    echo "zero_cost: building $2 ($1)" >&2
-    (cd "$tree" && CARGO_TARGET_DIR=$work/target cargo build --release --quiet \
-        -p typed_ecs_benches --bin profile)
-    cp "$work/target/release/profile" "$work/profile-$1"
-    git -C "$root" worktree remove --force "$tree"
-}
+tool=zero_cost
+# shellcheck source=benches/two_commits.sh
+. "$root/benches/two_commits.sh"
 
 # count LABEL SCENARIO: the instructions of $runs runs of typed_ecs's
 # implementation (its `Instance::run` and everything it calls; the setup
@@ -48,12 +40,7 @@ count() {
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 
-base=$(git -C "$root" rev-parse --short "$base^{commit}")
-new=$(git -C "$root" rev-parse --short "$new^{commit}")
-base_name=$(git -C "$root" log -1 --format='%h (%s)' "$base")
-new_name=$(git -C "$root" log -1 --format='%h (%s)' "$new")
-build base "$base"
-build new "$new"
+build_both
 
 {
     echo "### Zero cost when untracked"
@@ -68,12 +55,7 @@ build new "$new"
     for s in "${scenarios[@]}"; do
         b=$(count base "$s")
         n=$(count new "$s")
-        awk -v s="$s" -v b="$b" -v n="$n" -v r="$runs" '
-            function commas(x,   t) {
-                t = sprintf("%d", x)
-                while (t ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", t)
-                return t
-            }
+        awk -v s="$s" -v b="$b" -v n="$n" -v r="$runs" "$awk_commas"'
             BEGIN {
                 printf "| `%s` | %s | %s | **%.4f×** | %+.1f instructions |\n",
                     s, commas(b), commas(n), n / b, (n - b) / r
