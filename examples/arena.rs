@@ -53,9 +53,9 @@
 use std::ops::{Add, Mul, Sub};
 use std::process::ExitCode;
 
+use typed_ecs::named;
 use typed_ecs::prelude::*;
-use typed_ecs::schedule::ScheduleStats;
-use typed_ecs::system::named;
+use typed_ecs::ScheduleStats;
 
 /// Simulation steps per second: the main loop advances every level by
 /// exactly `1 / FPS` seconds per frame, however long a frame takes to compute.

@@ -25,9 +25,9 @@
 
 use std::process::ExitCode;
 
+use typed_ecs::named;
 use typed_ecs::prelude::*;
-use typed_ecs::schedule::ScheduleStats;
-use typed_ecs::system::named;
+use typed_ecs::ScheduleStats;
 
 /// Seconds per frame (60 frames per second).
 const DT: f32 = 1.0 / 60.0;

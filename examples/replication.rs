@@ -31,10 +31,10 @@
 use std::collections::HashMap;
 use std::process::ExitCode;
 
+use typed_ecs::join;
 use typed_ecs::prelude::*;
-use typed_ecs::query::join;
-use typed_ecs::system::{named, Seen};
 use typed_ecs::Tracked;
+use typed_ecs::{named, Seen};
 
 /// People in the square at the start.
 const PEOPLE: usize = 20_000;

@@ -146,7 +146,7 @@ fn out_of_reservations() -> ! {
 /// twice. Test support (feature `testing`), not for games.
 ///
 /// ```
-/// use typed_ecs::commands::advance_reservations_for_tests;
+/// use typed_ecs::advance_reservations_for_tests;
 /// advance_reservations_for_tests(1 << 32);
 /// ```
 ///
@@ -514,7 +514,7 @@ impl<W: Storages> fmt::Debug for Commands<W> {
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::commands::{CommandKind, RejectReason};
+/// use typed_ecs::{CommandKind, RejectReason};
 ///
 /// struct Pos(f32);
 /// world! { struct Game<Pos>; }

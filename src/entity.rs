@@ -683,8 +683,8 @@ impl EntityAllocator {
     /// world.despawn(a);
     /// assert_eq!(world.entities.iter().collect::<Vec<_>>(), [b]);
     /// ```
-    pub fn iter(&self) -> Iter<'_> {
-        Iter {
+    pub fn iter(&self) -> EntityIter<'_> {
+        EntityIter {
             slots: self.slots.iter().enumerate(),
             remaining: self.alive as usize,
         }
@@ -908,16 +908,16 @@ impl fmt::Debug for EntityAllocator {
 /// # world! { struct Game<Pos>; }
 /// let mut world = Game::new();
 /// world.spawn();
-/// let iter: typed_ecs::entity::Iter<'_> = world.entities.iter();
+/// let iter: typed_ecs::EntityIter<'_> = world.entities.iter();
 /// assert_eq!(iter.len(), 1);
 /// ```
 #[derive(Clone, Debug)]
-pub struct Iter<'a> {
+pub struct EntityIter<'a> {
     slots: core::iter::Enumerate<core::slice::Iter<'a, Slot>>,
     remaining: usize,
 }
 
-impl Iterator for Iter<'_> {
+impl Iterator for EntityIter<'_> {
     type Item = Entity;
 
     fn next(&mut self) -> Option<Entity> {
@@ -935,8 +935,8 @@ impl Iterator for Iter<'_> {
     }
 }
 
-impl ExactSizeIterator for Iter<'_> {}
-impl core::iter::FusedIterator for Iter<'_> {}
+impl ExactSizeIterator for EntityIter<'_> {}
+impl core::iter::FusedIterator for EntityIter<'_> {}
 
 #[cfg(test)]
 mod tests {

@@ -75,16 +75,16 @@
 //! * [`SparseMap`] stores one component type; each is a public field of the
 //!   world, so two can be borrowed at once.
 //! * [`World::query`] reads; [`World::query_mut`] and [`join`] may write, and
-//!   run through a [`Join`] (see the [`query`] module for what each shape
+//!   run through a [`Join`] (its doc says what each shape
 //!   supports in safe code).
-//! * Owning [`group`]s, declared in [`world!`], keep the entities that share
+//! * Owning groups ([`Group`]), declared in [`world!`], keep the entities that share
 //!   some components packed together, so queries over exactly those
 //!   components walk slices.
 //! * Deferred changes (`add_deferred`, `remove_deferred`, `despawn_deferred`)
 //!   are applied at the sync point, [`World::finalize_updates`]; a
 //!   [`Commands`] buffer collects changes while a query holds the world and
 //!   is applied with [`World::apply`].
-//! * [`Schedule`] runs [`system`]s: plain functions whose parameters say
+//! * [`Schedule`] runs systems ([`SystemParam`]): plain functions whose parameters say
 //!   what they touch (`&mut SparseMap<Position>`, `&Time`, `&mut Commands<W>`),
 //!   in stages whose members run in parallel and are proven not to conflict
 //!   at compile time, with sync points between them; it can time them.
@@ -165,16 +165,16 @@ extern crate alloc;
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
-pub mod change;
-pub mod commands;
-pub mod component;
+mod change;
+mod commands;
+mod component;
 mod deferred;
-pub mod entity;
-pub mod error;
+mod entity;
+mod error;
 #[cfg_attr(docsrs, doc(cfg(feature = "example_generated")))]
 #[cfg(feature = "example_generated")]
 pub mod example_generated;
-pub mod group;
+mod group;
 mod in_step;
 mod indices;
 #[cfg(any(feature = "testing", feature = "serde"))]
@@ -182,27 +182,40 @@ mod invariants;
 mod log;
 mod macros;
 mod plumbing;
-pub mod query;
+mod query;
 mod queue;
-pub mod schedule;
+mod schedule;
 mod seal;
 #[cfg(feature = "serde")]
 mod serde_impls;
-pub mod sparse_map;
+mod sparse_map;
 mod structural;
-pub mod system;
+mod system;
 mod unique;
-pub mod world;
+mod world;
 
-pub use crate::change::{Mut, Tracked, Untracked};
-pub use crate::commands::{ApplyReport, Commands};
-pub use crate::component::{Bundle, Component, Contains};
-pub use crate::entity::{Entity, EntityAllocator};
+// One public path per item: the modules are private and every public item
+// is re-exported here, flat (as hecs does). CONTRIBUTING.md ("One path per
+// item") says why; `prelude` is the one glob of the most used ones.
+pub use crate::change::{Mut, Track, Tracked, Untracked};
+#[cfg(feature = "testing")]
+pub use crate::commands::advance_reservations_for_tests;
+pub use crate::commands::{ApplyReport, CommandKind, Commands, RejectReason, Rejected};
+pub use crate::component::{Bundle, BundleParts, Component, Contains};
+pub use crate::entity::{Entity, EntityAllocator, EntityIter};
 pub use crate::error::{AddError, AddErrorKind, SpawnError};
 pub use crate::group::Group;
-pub use crate::query::{join, Join, Query, QueryIter, QueryMut, With, Without};
-pub use crate::schedule::Schedule;
-pub use crate::sparse_map::SparseMap;
+pub use crate::query::{
+    join, Added, Changed, ChangedMut, ChangedRef, Fetch, FetchItem, Filter, IntoFetch, Join, Maybe,
+    Or, Query, QueryItem, QueryIter, QueryMut, QueryParts, QueryTerm, ReadOnly, With, Without,
+    Writable,
+};
+pub use crate::schedule::{Schedule, ScheduleStats, StepSummary};
+pub use crate::sparse_map::{Iter, IterMut, SparseMap, TrackedViewMut, ViewMut};
+pub use crate::system::{
+    named, IntoStage, Named, ReadParam, Seen, StageParams, StageShape, SystemFn, SystemParam,
+    SystemParams, SystemShape, WriteParam,
+};
 pub use crate::world::World;
 
 /// Everything a game needs in scope: `use typed_ecs::prelude::*;`.
@@ -220,8 +233,9 @@ pub use crate::world::World;
 pub mod prelude {
     pub use crate::world;
     pub use crate::{
-        join, Bundle, Commands, Component, Contains, Entity, EntityAllocator, Mut, Query, QueryMut,
-        Schedule, SparseMap, With, Without, World,
+        join, named, Added, Bundle, Changed, Commands, Component, Contains, Entity,
+        EntityAllocator, Maybe, Mut, Or, Query, QueryMut, Schedule, Seen, SparseMap, Tracked,
+        Untracked, With, Without, World,
     };
 }
 
@@ -240,14 +254,13 @@ pub mod __private {
         new_allocator, new_deferred, new_storage, take_part, Column, Deferred, EachGroup,
         EachGroupRef, EachStorage, EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,
     };
-    pub use crate::query::terms::{DistinctTerms, QueryParts};
+    pub use crate::query::terms::DistinctTerms;
     pub use crate::queue::{Despawns, Queue};
     pub use crate::seal::Token;
     pub use crate::sparse_map::track::TrackKind;
     pub use crate::structural::batch::extend;
     pub use crate::system::access::Target;
     pub use crate::system::param::Source;
-    pub use crate::system::{ReadParam, WriteParam};
 
     #[cfg(feature = "serde")]
     pub use crate::serde_impls::{

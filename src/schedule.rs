@@ -24,7 +24,7 @@ enum Entry<W> {
 /// points.
 ///
 /// A system is a function or closure whose parameters say what it touches
-/// (see [`system`](crate::system)): `&SparseMap<C>`, `&mut SparseMap<C>`,
+/// (see [`SystemParam`](crate::SystemParam)): `&SparseMap<C>`, `&mut SparseMap<C>`,
 /// `&R` / `&mut R` for a resource, `&EntityAllocator`, its own
 /// `&mut Commands<W>`, or `&mut W` alone. Steps run in the order they were
 /// added. A sync point applies the command buffers of the systems that ran
@@ -267,7 +267,7 @@ impl<W> Schedule<W> {
 
 impl<W: World + 'static> Schedule<W> {
     /// Appends a system: a function or closure whose parameters say what it
-    /// touches (see [`system`](crate::system)), such as
+    /// touches (see [`SystemParam`](crate::SystemParam)), such as
     /// `fn physics(pos: &mut SparseMap<Pos>, vel: &SparseMap<Vel>)`, or one
     /// that takes the whole world, `fn hud(world: &mut MyWorld)`. A closure
     /// names its parameters' types and may keep state between frames.
@@ -493,7 +493,7 @@ impl<W: World + 'static> Schedule<W> {
     ///
     /// ```
     /// use typed_ecs::prelude::*;
-    /// use typed_ecs::schedule::ScheduleStats;
+    /// use typed_ecs::ScheduleStats;
     ///
     /// struct Pos(f32);
     /// world! { struct Game<Pos>; }
@@ -559,7 +559,7 @@ mod stats {
     ///
     /// ```
     /// use typed_ecs::prelude::*;
-    /// use typed_ecs::schedule::{ScheduleStats, StepSummary};
+    /// use typed_ecs::{ScheduleStats, StepSummary};
     ///
     /// struct Pos(f32);
     /// world! { struct Game<Pos>; }
@@ -629,7 +629,7 @@ mod stats {
     /// table of min / median / max per step and for the whole frame.
     ///
     /// ```
-    /// use typed_ecs::schedule::ScheduleStats;
+    /// use typed_ecs::ScheduleStats;
     ///
     /// let stats = ScheduleStats::with_window(60); // the last second at 60 fps
     /// assert_eq!(stats.frames(), 0);
@@ -657,7 +657,7 @@ mod stats {
         /// Keeps the last 1024 frames.
         ///
         /// ```
-        /// # use typed_ecs::schedule::ScheduleStats;
+        /// # use typed_ecs::ScheduleStats;
         /// assert_eq!(ScheduleStats::new().frames(), 0);
         /// ```
         pub fn new() -> Self {
@@ -667,7 +667,7 @@ mod stats {
         /// Keeps the last `window` frames (at least 1).
         ///
         /// ```
-        /// # use typed_ecs::schedule::ScheduleStats;
+        /// # use typed_ecs::ScheduleStats;
         /// assert_eq!(ScheduleStats::with_window(10).frames(), 0);
         /// ```
         pub fn with_window(window: usize) -> Self {
@@ -683,7 +683,7 @@ mod stats {
         /// Number of frames recorded in all (not only those kept).
         ///
         /// ```
-        /// # use typed_ecs::schedule::ScheduleStats;
+        /// # use typed_ecs::ScheduleStats;
         /// assert_eq!(ScheduleStats::new().frames(), 0);
         /// ```
         pub fn frames(&self) -> u64 {
@@ -694,7 +694,7 @@ mod stats {
         /// frame (named `"frame"`). Empty before the first frame.
         ///
         /// ```
-        /// # use typed_ecs::schedule::ScheduleStats;
+        /// # use typed_ecs::ScheduleStats;
         /// assert!(ScheduleStats::new().summary().is_empty());
         /// ```
         pub fn summary(&self) -> Vec<StepSummary> {

@@ -10,7 +10,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 
 use typed_ecs::prelude::*;
-use typed_ecs::query::Added;
+use typed_ecs::Added;
 
 #[path = "support/rng.rs"]
 mod rng;
@@ -368,7 +368,7 @@ fn despawn_batch_records_removals_of_tracked_components() {
     );
     assert_eq!(world.removed::<Pos>(), [all[3], all[1], all[4]]);
     let changed: Vec<Entity> = world
-        .query::<typed_ecs::query::Changed<&Pos>>()
+        .query::<typed_ecs::Changed<&Pos>>()
         .map(|(e, _)| e)
         .collect();
     assert!(changed.is_empty(), "{changed:?}");

@@ -16,9 +16,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use typed_ecs::prelude::*;
-use typed_ecs::query::{join, Added, Changed};
-use typed_ecs::system::Seen;
+use typed_ecs::Seen;
 use typed_ecs::Tracked;
+use typed_ecs::{join, Added, Changed};
 
 #[path = "support/observed.rs"]
 mod observed;

@@ -3,7 +3,7 @@
 //! disagree (tombstones, a compaction in the middle of a walk).
 
 use typed_ecs::prelude::*;
-use typed_ecs::query::{join, Added, Changed};
+use typed_ecs::{join, Added, Changed};
 
 #[derive(Debug, PartialEq)]
 struct Hp(i32);

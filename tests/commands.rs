@@ -8,9 +8,9 @@ use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 
-use typed_ecs::commands::{advance_reservations_for_tests, CommandKind, RejectReason, Rejected};
 use typed_ecs::prelude::*;
 use typed_ecs::ApplyReport;
+use typed_ecs::{advance_reservations_for_tests, CommandKind, RejectReason, Rejected};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct A(u32);

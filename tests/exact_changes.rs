@@ -13,11 +13,11 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use typed_ecs::change::Mut;
 use typed_ecs::prelude::*;
-use typed_ecs::query::{join, Changed, Or};
-use typed_ecs::system::Seen;
+use typed_ecs::Mut;
+use typed_ecs::Seen;
 use typed_ecs::Tracked;
+use typed_ecs::{join, Changed, Or};
 
 #[derive(Debug, Clone, PartialEq)]
 struct Pos(i64);

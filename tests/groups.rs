@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use typed_ecs::join;
 use typed_ecs::prelude::*;
-use typed_ecs::query::join;
 
 #[path = "support/rng.rs"]
 mod rng;
@@ -513,7 +513,7 @@ fn a_batch_out_of_indices_hands_back_the_rest() {
 
 #[test]
 fn an_or_beside_a_group_is_checked_per_entity() {
-    use typed_ecs::query::Or;
+    use typed_ecs::Or;
     let mut world = Grouped::new();
     let a = world.spawn_with((Pos(1), Vel(1), Tag));
     let b = world.spawn_with((Pos(2), Vel(2), Mass(2)));

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use typed_ecs::prelude::*;
-use typed_ecs::query::{join, Maybe};
+use typed_ecs::{join, Maybe};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct A(u64);

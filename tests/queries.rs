@@ -349,7 +349,7 @@ fn queries_after_removals_despawns_and_clear() {
 /// force, over random worlds; nested, and beside required elements.
 #[test]
 fn or_filters_match_the_brute_force() {
-    use typed_ecs::query::Or;
+    use typed_ecs::Or;
     for seed in 0..20 {
         let (mut world, handles) = populated(seed);
         let expect = |keep: &dyn Fn(Entity) -> bool| -> Vec<Entity> {

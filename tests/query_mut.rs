@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use typed_ecs::prelude::*;
-use typed_ecs::query::{join, Maybe};
+use typed_ecs::{join, Maybe};
 
 #[path = "support/rng.rs"]
 mod rng;

@@ -9,8 +9,8 @@ use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 
 use static_assertions::{assert_impl_all, assert_not_impl_any};
-use typed_ecs::commands::{CommandKind, RejectReason};
 use typed_ecs::prelude::*;
+use typed_ecs::{CommandKind, RejectReason};
 
 /// Counts live values: +1 on creation and clone, -1 on drop. Panics in
 /// `clone` when `clone_fuse` reaches 1, and in `drop` when `explode` is set.

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use typed_ecs::prelude::*;
-use typed_ecs::schedule::{ScheduleStats, StepSummary};
+use typed_ecs::{ScheduleStats, StepSummary};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Pos(i64);

@@ -24,9 +24,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
 use typed_ecs::prelude::*;
-use typed_ecs::query::{join, Added, Changed};
-use typed_ecs::system::Seen;
+use typed_ecs::Seen;
 use typed_ecs::Tracked;
+use typed_ecs::{join, Added, Changed};
 
 #[path = "support/observed.rs"]
 mod observed;

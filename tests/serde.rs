@@ -539,10 +539,10 @@ world! {
 
 fn observe(
     pos: &typed_ecs::SparseMap<Position, typed_ecs::Tracked>,
-    seen: &mut typed_ecs::system::Seen<Position>,
+    seen: &mut typed_ecs::Seen<Position>,
     observed: &mut Observed,
 ) {
-    use typed_ecs::query::join;
+    use typed_ecs::join;
     let mut added = Vec::new();
     join(seen.added(pos)).for_each(|e, _| added.push(e));
     let mut changed = Vec::new();
@@ -558,7 +558,7 @@ fn observe(
 /// added and changed. Changes after the load are reported as usual.
 #[test]
 fn a_loaded_world_starts_clean_and_a_systems_first_run_sees_everything() {
-    use typed_ecs::query::{Added, Changed};
+    use typed_ecs::{Added, Changed};
     let mut world = TrackedSave::new();
     let mut handles: Vec<Entity> = (0..6)
         .map(|i| {

@@ -5,8 +5,8 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
+use typed_ecs::named;
 use typed_ecs::prelude::*;
-use typed_ecs::system::named;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Pos(i64);
@@ -287,7 +287,7 @@ fn run_timed_times_each_member_of_a_stage() {
     schedule
         .add_systems((named("move", movement), named("poison", poison)))
         .add_sync_point();
-    let mut stats = typed_ecs::schedule::ScheduleStats::new();
+    let mut stats = typed_ecs::ScheduleStats::new();
     for _ in 0..3 {
         schedule.run_timed(&mut world, &mut stats);
     }

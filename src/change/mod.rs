@@ -28,7 +28,7 @@ pub(crate) mod world;
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::Changed;
+/// use typed_ecs::Changed;
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct Hp(i32);
@@ -109,7 +109,7 @@ impl<'a, T> Mut<'a, T> {
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
-    /// # use typed_ecs::query::Changed;
+    /// # use typed_ecs::Changed;
     /// # struct Hp(i32);
     /// # world! { struct Game<Hp>; tracked (Hp); }
     /// let mut world = Game::new();
@@ -175,7 +175,7 @@ impl<T, K: Track> SparseMap<T, K> {
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
-    /// # use typed_ecs::query::Changed;
+    /// # use typed_ecs::Changed;
     /// # #[derive(Debug, PartialEq)] struct Hp(i32);
     /// # world! { struct Game<Hp>; tracked (Hp); }
     /// let mut world = Game::new();
@@ -207,7 +207,7 @@ impl<T, K: Track> SparseMap<T, K> {
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
-    /// # use typed_ecs::query::Changed;
+    /// # use typed_ecs::Changed;
     /// # #[derive(Debug, PartialEq)] struct Hp(i32);
     /// # world! { struct Game<Hp>; tracked (Hp); }
     /// let mut world = Game::new();

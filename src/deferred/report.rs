@@ -4,7 +4,7 @@
 /// What kind of command was rejected. See [`Rejected`](crate::commands::Rejected).
 ///
 /// ```
-/// use typed_ecs::commands::CommandKind;
+/// use typed_ecs::CommandKind;
 /// assert_ne!(CommandKind::Add, CommandKind::Remove);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -25,7 +25,7 @@ pub enum CommandKind {
 /// Why a command was rejected. See [`Rejected`](crate::commands::Rejected).
 ///
 /// ```
-/// use typed_ecs::commands::RejectReason;
+/// use typed_ecs::RejectReason;
 /// assert_ne!(RejectReason::DeadEntity, RejectReason::AlreadyPresent);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,79 +1,5 @@
-//! Owning groups: storages that keep the entities they share packed at the
-//! front, in the same order, so that a query over exactly those components
-//! walks slices side by side instead of looking entities up.
-//!
-//! Declare a group in [`world!`](macro@crate::world), after the struct, by listing
-//! its components (2 to 8 of them; each component in at most one group):
-//!
-//! ```
-//! use typed_ecs::prelude::*;
-//!
-//! #[derive(Debug, PartialEq)]
-//! struct Position(f32);
-//! struct Velocity(f32);
-//! struct Name(&'static str);
-//!
-//! world! {
-//!     struct Game<Position, Velocity, Name>;
-//!     group (Position, Velocity);
-//! }
-//!
-//! let mut world = Game::new();
-//! world.spawn_with((Position(0.0), Name("a rock")));
-//! let ball = world.spawn_with((Name("a ball"), Position(0.0), Velocity(2.0)));
-//!
-//! // The group's entities come first in both storages, in the same order…
-//! assert_eq!(world.group_len::<(Position, Velocity)>(), Some(1));
-//! assert_eq!(world.position.entities()[0], ball);
-//! assert_eq!(world.velocity.entities()[0], ball);
-//!
-//! // …so this query zips the two storages' first slots: no lookups.
-//! world
-//!     .query_mut::<(&mut Position, &Velocity)>()
-//!     .for_each(|_, (pos, vel)| pos.0 += vel.0);
-//! assert_eq!(world.get::<Position>(ball), Some(&Position(2.0)));
-//! ```
-//!
-//! # How it works
-//!
-//! A group of storages `(A, B)` keeps a length `n`: the first `n` dense slots
-//! of `A` and of `B` hold exactly the entities that have both, in the same
-//! order (EnTT calls this an *owning group*). Every change made through the
-//! world keeps it so: when an entity gains the last group component it
-//! lacked, it is swapped into slot `n` of every group storage and `n` grows;
-//! before it loses one, it is swapped to slot `n - 1` and `n` shrinks. Both
-//! are O(group size) swaps.
-//!
-//! A query whose required components are exactly a group's (`(&mut A, &B)`,
-//! `(&A, &B)`, `(&mut A, &mut B)`, `(&A, With<B>)`, …) then visits slots
-//! `0..n` of each storage side by side: [`Join::for_each`](crate::Join::for_each),
-//! a `for` loop over [`World::query`](crate::World::query) or
-//! [`World::query_mut`](crate::World::query_mut), and `par_for_each` (feature
-//! `rayon`, which can then split *every* `&mut` storage). Other queries work
-//! as before; a group only changes the order of its storages, which is never
-//! promised anyway.
-//!
-//! # When a group is rebuilt
-//!
-//! The world only trusts a group whose storages are all in step with its
-//! allocator (see [`SparseMap`](crate::SparseMap), "Storages moved between
-//! worlds") and agree on a *stamp*, unique to one packing of one group in
-//! the program. Things done behind the world's back break one or the
-//! other, and the group is then not used (queries look entities up instead)
-//! until the world's next change to a grouped component, or `query_mut`,
-//! which rebuilds it in one O(n) pass after bringing its storages in step:
-//!
-//! * removing a grouped entity straight from a storage
-//!   ([`SparseMap::remove`](crate::SparseMap::remove) on the public field);
-//! * cloning a world or a storage (a clone is not trusted until it is
-//!   rebuilt), or loading one with the `serde` feature (rebuilt on load);
-//! * putting another storage in a field (`std::mem::swap`, assignment,
-//!   `std::mem::take`), even a storage of another world whose group had
-//!   the same length.
-//!
-//! None of these can make a query return wrong results: they only cost the
-//! rebuild.
-
+//! Owning groups (the user guide is the doc of [`Group`]; this is the
+//! contributors' map).
 //!
 //! # Layout
 //!
@@ -136,11 +62,86 @@ impl GroupMark {
     }
 }
 
-/// An owning group of the world `W`: a tuple of 2 to 8 of its components,
-/// as declared with `group (A, B, …);` in [`world!`](macro@crate::world). See the
-/// [module docs](self).
+/// An owning group of the world `W`: a tuple of 2 to 8 of its components
+/// whose storages keep the entities they share packed at the front, in the
+/// same order, so that a query over exactly those components walks slices
+/// side by side instead of looking entities up.
 ///
-/// The only thing to do with it is to name it, in
+/// Declare a group in [`world!`](macro@crate::world), after the struct, by listing
+/// its components (2 to 8 of them; each component in at most one group):
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Position(f32);
+/// struct Velocity(f32);
+/// struct Name(&'static str);
+///
+/// world! {
+///     struct Game<Position, Velocity, Name>;
+///     group (Position, Velocity);
+/// }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Position(0.0), Name("a rock")));
+/// let ball = world.spawn_with((Name("a ball"), Position(0.0), Velocity(2.0)));
+///
+/// // The group's entities come first in both storages, in the same order…
+/// assert_eq!(world.group_len::<(Position, Velocity)>(), Some(1));
+/// assert_eq!(world.position.entities()[0], ball);
+/// assert_eq!(world.velocity.entities()[0], ball);
+///
+/// // …so this query zips the two storages' first slots: no lookups.
+/// world
+///     .query_mut::<(&mut Position, &Velocity)>()
+///     .for_each(|_, (pos, vel)| pos.0 += vel.0);
+/// assert_eq!(world.get::<Position>(ball), Some(&Position(2.0)));
+/// ```
+///
+/// # How it works
+///
+/// A group of storages `(A, B)` keeps a length `n`: the first `n` dense slots
+/// of `A` and of `B` hold exactly the entities that have both, in the same
+/// order (EnTT calls this an *owning group*). Every change made through the
+/// world keeps it so: when an entity gains the last group component it
+/// lacked, it is swapped into slot `n` of every group storage and `n` grows;
+/// before it loses one, it is swapped to slot `n - 1` and `n` shrinks. Both
+/// are O(group size) swaps.
+///
+/// A query whose required components are exactly a group's (`(&mut A, &B)`,
+/// `(&A, &B)`, `(&mut A, &mut B)`, `(&A, With<B>)`, …) then visits slots
+/// `0..n` of each storage side by side: [`Join::for_each`](crate::Join::for_each),
+/// a `for` loop over [`World::query`](crate::World::query) or
+/// [`World::query_mut`](crate::World::query_mut), and `par_for_each` (feature
+/// `rayon`, which can then split *every* `&mut` storage). Other queries work
+/// as before; a group only changes the order of its storages, which is never
+/// promised anyway.
+///
+/// # When a group is rebuilt
+///
+/// The world only trusts a group whose storages are all in step with its
+/// allocator (see [`SparseMap`](crate::SparseMap), "Storages moved between
+/// worlds") and agree on a *stamp*, unique to one packing of one group in
+/// the program. Things done behind the world's back break one or the
+/// other, and the group is then not used (queries look entities up instead)
+/// until the world's next change to a grouped component, or `query_mut`,
+/// which rebuilds it in one O(n) pass after bringing its storages in step:
+///
+/// * removing a grouped entity straight from a storage
+///   ([`SparseMap::remove`](crate::SparseMap::remove) on the public field);
+/// * cloning a world or a storage (a clone is not trusted until it is
+///   rebuilt), or loading one with the `serde` feature (rebuilt on load);
+/// * putting another storage in a field (`std::mem::swap`, assignment,
+///   `std::mem::take`), even a storage of another world whose group had
+///   the same length.
+///
+/// None of these can make a query return wrong results: they only cost the
+/// rebuild.
+///
+/// # Naming a group
+///
+/// The only thing to do with the trait is to name a group, in
 /// [`World::group_len`](crate::World::group_len):
 ///
 /// ```
@@ -252,7 +253,8 @@ pub(crate) fn leaving_all<W: Storages>(world: &mut W, entity: Entity) {
     world.each_group(&mut LeavingAll(entity), TOKEN);
 }
 
-/// Rebuilds every group that is not trusted (see the module docs).
+/// Rebuilds every group that is not trusted (see [`Group`], "When a group
+/// is rebuilt").
 #[inline]
 pub(crate) fn refresh<W: Storages>(world: &mut W) {
     struct Refresh;

@@ -1,5 +1,5 @@
 //! Packing one owning group: taking an entity in, letting it out, and
-//! rebuilding the packing from scratch (see the module docs one level up).
+//! rebuilding the packing from scratch (see the doc of [`Group`](crate::Group)).
 
 use super::GroupMark;
 use crate::plumbing::ColumnAccess;

@@ -264,7 +264,7 @@ macro_rules! __world_storages {
         }
 
         // `&mut W` as a system parameter: the system is exclusive.
-        impl $crate::__private::WriteParam<$name> for $name {
+        impl $crate::WriteParam<$name> for $name {
             const TARGET: $crate::__private::core::option::Option<$crate::__private::Target> =
                 $crate::__private::core::option::Option::Some($crate::__private::Target::World);
             type State = ();
@@ -372,14 +372,14 @@ macro_rules! __world_checked {
             #[inline]
             pub fn query_mut<'w, __Q>(
                 &'w mut self,
-            ) -> $crate::Join<'w, <__Q as $crate::__private::QueryParts<'w, Self>>::Fetch>
+            ) -> $crate::Join<'w, <__Q as $crate::QueryParts<'w, Self>>::Fetch>
             where
                 __Q: $crate::QueryMut<'w, Self>,
             {
                 // The checks left to the build (an `Or`'s components, one
                 // required term), here so that their errors name the caller.
-                let () = <__Q as $crate::__private::QueryParts<'w, Self>>::EACH_COMPONENT_ONCE;
-                let () = <__Q as $crate::__private::QueryParts<'w, Self>>::ONE_REQUIRED;
+                let () = <__Q as $crate::QueryParts<'w, Self>>::EACH_COMPONENT_ONCE;
+                let () = <__Q as $crate::QueryParts<'w, Self>>::ONE_REQUIRED;
                 <Self as $crate::World>::query_mut::<__Q>(self)
             }
 
@@ -387,14 +387,14 @@ macro_rules! __world_checked {
             pub fn get_many<'w, __Q>(
                 &'w mut self,
                 entity: $crate::Entity,
-            ) -> $crate::__private::core::option::Option<$crate::query::QueryItem<'w, Self, __Q>>
+            ) -> $crate::__private::core::option::Option<$crate::QueryItem<'w, Self, __Q>>
             where
                 __Q: $crate::QueryMut<'w, Self>,
             {
                 // The checks left to the build (an `Or`'s components, one
                 // required term), here so that their errors name the caller.
-                let () = <__Q as $crate::__private::QueryParts<'w, Self>>::EACH_COMPONENT_ONCE;
-                let () = <__Q as $crate::__private::QueryParts<'w, Self>>::ONE_REQUIRED;
+                let () = <__Q as $crate::QueryParts<'w, Self>>::EACH_COMPONENT_ONCE;
+                let () = <__Q as $crate::QueryParts<'w, Self>>::ONE_REQUIRED;
                 <Self as $crate::World>::get_many::<__Q>(self, entity)
             }
         }
@@ -540,7 +540,7 @@ macro_rules! __world_components {
 macro_rules! __world_resources {
     ($name:ident { $($res:ident : $res_ty:ty),* }) => {
         $(
-            impl $crate::__private::ReadParam<$name> for $res_ty {
+            impl $crate::ReadParam<$name> for $res_ty {
                 const TARGET: $crate::__private::Target = $crate::__private::Target::Resource(
                     $crate::__private::field_index(__RESOURCES, $crate::__private::core::stringify!($res)),
                 );
@@ -549,9 +549,9 @@ macro_rules! __world_resources {
                     source.split().$res.shared()
                 }
             }
-            impl $crate::__private::WriteParam<$name> for $res_ty {
+            impl $crate::WriteParam<$name> for $res_ty {
                 const TARGET: $crate::__private::core::option::Option<$crate::__private::Target> =
-                    $crate::__private::core::option::Option::Some(<$res_ty as $crate::__private::ReadParam<$name>>::TARGET);
+                    $crate::__private::core::option::Option::Some(<$res_ty as $crate::ReadParam<$name>>::TARGET);
                 type State = ();
                 #[inline]
                 fn write<'a>(_: &'a mut (), source: &mut $crate::__private::Source<'a, $name>) -> &'a mut $res_ty {

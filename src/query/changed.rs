@@ -45,7 +45,7 @@ impl<'w, C> Cursor for TrackedCursor<'w, C> {
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::{join, Changed};
+/// use typed_ecs::{join, Changed};
 ///
 /// struct Pos(i32);
 /// world! { struct Game<Pos>; tracked (Pos); }
@@ -210,7 +210,7 @@ impl<'w, C: 'static> ReadOnly<'w> for ChangedRef<'w, C> {}
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::Changed;
+/// use typed_ecs::Changed;
 ///
 /// struct Hp(i32);
 /// world! { struct Game<Hp>; tracked (Hp); }

@@ -30,7 +30,7 @@ use crate::{Entity, SparseMap};
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::{join, Fetch};
+/// use typed_ecs::{join, Fetch};
 ///
 /// struct Pos(i32);
 /// struct Vel(i32);
@@ -52,7 +52,7 @@ pub trait Fetch<'w>: Access<'w> {}
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::{join, Fetch, FetchItem};
+/// use typed_ecs::{join, Fetch, FetchItem};
 ///
 /// struct Pos(i32);
 /// world! { struct Game<Pos>; }
@@ -78,7 +78,7 @@ impl<'w, F: Access<'w>> Fetch<'w> for F {}
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::ReadOnly;
+/// use typed_ecs::ReadOnly;
 ///
 /// struct Pos(i32);
 /// world! { struct Game<Pos>; }
@@ -1076,7 +1076,7 @@ impl<'w, C: 'static> Writable<'w, C> for Tracked {
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::{join, IntoFetch};
+/// use typed_ecs::{join, IntoFetch};
 ///
 /// struct Pos(i32);
 /// world! { struct Game<Pos>; }

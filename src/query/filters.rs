@@ -58,7 +58,7 @@ pub struct Without<T>(pub T);
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::{join, Maybe};
+/// use typed_ecs::{join, Maybe};
 ///
 /// struct Pos(i32);
 /// struct Boost(i32);
@@ -88,7 +88,7 @@ pub struct Maybe<T>(pub T);
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::Or;
+/// use typed_ecs::Or;
 ///
 /// struct Hp(i32);
 /// struct Burning;
@@ -122,7 +122,7 @@ pub struct Or<T>(pub T);
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::Changed;
+/// use typed_ecs::Changed;
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct Pos(i32);
@@ -158,7 +158,7 @@ pub struct Changed<T>(pub T);
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::Added;
+/// use typed_ecs::Added;
 ///
 /// struct Pos(i32);
 /// world! { struct Game<Pos>; tracked (Pos); }

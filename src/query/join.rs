@@ -19,7 +19,7 @@ const BLOCK: usize = 512;
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::join;
+/// use typed_ecs::join;
 ///
 /// struct Pos(f32);
 /// struct Vel(f32);
@@ -42,7 +42,7 @@ const BLOCK: usize = 512;
 ///
 /// ```compile_fail
 /// # use typed_ecs::prelude::*;
-/// # use typed_ecs::query::join;
+/// # use typed_ecs::join;
 /// # struct Pos(f32);
 /// # world! { struct Game<Pos>; }
 /// let mut world = Game::new();
@@ -56,12 +56,56 @@ pub fn join<'w, T: IntoFetch<'w>>(storages: T) -> Join<'w, T::Fetch> {
 /// A query ready to run: made by [`World::query_mut`](crate::World::query_mut)
 /// or [`join`].
 ///
-/// [`for_each`](Join::for_each) and a `for` loop run any query;
-/// `par_for_each` works for the shapes listed in the
-/// [module docs](crate::query). Both are driven by the smallest required
-/// storage. `for_each` is the fastest: in a `for` loop, a written storage
-/// that does not drive the walk (outside one owning group) hands out its
-/// values from a table it makes when the loop starts.
+/// A query *type* names what to visit: `&A`, `&mut A`, `Option<&A>`,
+/// `Option<&mut A>`, the filters [`With<A>`](crate::With) and [`Without<A>`](crate::Without), or a tuple of
+/// those. It is turned into a *fetch*: the storages it reads or writes,
+/// borrowed from the world. A walk visits the entities of the smallest
+/// storage every result must have (the *driver*) and looks each one up in
+/// the others, so its cost follows the rarest required component, not the
+/// world's size. Where the storages list the same entities in the same
+/// slots (as storages filled by spawning one bundle do), `for_each` walks
+/// those runs of slots side by side instead, with no lookup.
+///
+/// * [`World::query`](crate::World::query) is read-only and yields a plain
+///   iterator, [`QueryIter`].
+/// * [`World::query_mut`](crate::World::query_mut) may write and yields a
+///   [`Join`]; so does [`join`], which takes storages you borrowed yourself
+///   (`join((&mut world.pos, &world.vel))`), leaving the world's other fields
+///   free.
+///
+/// # What a [`Join`] can do, in safe code
+///
+/// * `for_each(|entity, items| …)` works for every query. It is the fastest
+///   way to run one, and is driven by the smallest required storage.
+/// * A `for` loop works for every query too, driven by the same storage
+///   as `for_each`, whatever the order of the terms (of two storages as
+///   small, a written one). An iterator hands out each `&mut` for as long
+///   as the loop keeps it, so safe code can hand them out in order from the
+///   storage the loop walks. Over exactly an owning group it walks the
+///   packed slots, whatever it writes. Any other written storage (a larger
+///   one, a second `&mut`, an `Option<&mut C>`, a `Changed<&mut C>`) hands
+///   out its values by handle from a table of one pointer per value, made
+///   when the loop starts, each value at most once: that table is the one
+///   cost `for_each` does not have.
+/// * `par_for_each` (feature `rayon`) runs on rayon's thread pool when the
+///   query writes at most one storage (its dense range is split across
+///   threads), and for every shape over exactly an owning group.
+///
+/// # Owning groups
+///
+/// When the required storages of a query are exactly one owning group's
+/// (see [`Group`](crate::Group)), every form above walks the group's packed slots
+/// side by side instead of looking entities up.
+///
+/// # Compile-time checks
+///
+/// The same component twice in one mutable query (`(&mut A, &A)`,
+/// `(&mut A, Option<&mut A>)`, `(&A, With<A>)`) is a compile error, as is a
+/// query with no required component (only `Option`s and `Without`s). Both are
+/// checked by constants evaluated when the code is generated, so they show
+/// up in `cargo build` and `cargo test` rather than `cargo check`.
+///
+/// # Example
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -100,7 +144,7 @@ impl<'w, F> Join<'w, F> {
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
-    /// # use typed_ecs::query::join;
+    /// # use typed_ecs::join;
     /// # struct Pos(f32);
     /// # world! { struct Game<Pos>; }
     /// let world = Game::new();

@@ -33,7 +33,7 @@ impl<'w, F: Access<'w> + Send> Join<'w, F> {
     /// pool (feature `rayon`).
     ///
     /// Every shape runs in parallel when the query is exactly an owning
-    /// group (see [`group`](crate::group)); otherwise when it writes at most
+    /// group (see [`Group`](crate::Group)); otherwise when it writes at most
     /// one storage, which then drives the walk. A query writing two
     /// ungrouped storages, or an optional one, runs on the calling thread.
     /// The order of calls is unspecified.

@@ -213,7 +213,7 @@ impl_query_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9, Q10, Q11);
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::{Or, QueryTerm};
+/// use typed_ecs::{Or, QueryTerm};
 ///
 /// struct Pos(i32);
 /// struct Vel(i32);
@@ -372,7 +372,7 @@ impl<'w, W: Storages + 'w, Q: QueryParts<'w, W> + DistinctTerms<W>> QueryMut<'w,
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::QueryItem;
+/// use typed_ecs::QueryItem;
 ///
 /// struct A(i32);
 /// struct B(i32);

@@ -48,7 +48,7 @@ pair_iter!(
     /// # struct Pos(f32);
     /// let mut world = Game::new();
     /// world.spawn_with((Pos(3.0),));
-    /// let iter: typed_ecs::sparse_map::Iter<'_, Pos> = world.pos.iter();
+    /// let iter: typed_ecs::Iter<'_, Pos> = world.pos.iter();
     /// assert_eq!(iter.len(), 1);
     /// ```
     Iter, Iter, &'a
@@ -64,7 +64,7 @@ pair_iter!(
     /// # struct Pos(f32);
     /// let mut world = Game::new();
     /// world.spawn_with((Pos(3.0),));
-    /// let iter: typed_ecs::sparse_map::IterMut<'_, Pos> = world.pos.iter_mut();
+    /// let iter: typed_ecs::IterMut<'_, Pos> = world.pos.iter_mut();
     /// assert_eq!(iter.len(), 1);
     /// ```
     IterMut, IterMut, &'a mut

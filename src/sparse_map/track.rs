@@ -165,11 +165,11 @@ impl Hooks for Untracked {
 /// query terms, [`World::removed`](crate::World::removed) and a system's
 /// [`Seen`](crate::system::Seen). `world!` gives it to the components listed
 /// in `tracked (…);`: a log of which values changed under which stamp,
-/// read by the observers of [`change`](crate::change).
+/// read by those observers.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::query::Changed;
+/// use typed_ecs::Changed;
 ///
 /// struct Pos(f32);
 /// world! {

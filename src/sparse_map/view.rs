@@ -22,7 +22,7 @@ use crate::Entity;
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::sparse_map::ViewMut;
+/// use typed_ecs::ViewMut;
 ///
 /// struct Hp(i32);
 /// world! { struct Game<Hp>; }

@@ -29,7 +29,7 @@ use crate::ApplyReport;
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::system::{SystemFn, SystemParams, SystemShape};
+/// use typed_ecs::{SystemFn, SystemParams, SystemShape};
 ///
 /// struct Pos(f32);
 /// world! { struct Game<Pos>; }
@@ -63,7 +63,7 @@ pub trait SystemShape<M> {}
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::system::{SystemFn, SystemParams, SystemShape};
+/// use typed_ecs::{SystemFn, SystemParams, SystemShape};
 ///
 /// struct Pos(f32);
 /// world! { struct Game<Pos>; }
@@ -146,7 +146,7 @@ pub(crate) const fn names<W: Storages>() -> Names {
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::system::{SystemFn, SystemParams, SystemShape};
+/// use typed_ecs::{SystemFn, SystemParams, SystemShape};
 ///
 /// struct Pos(f32);
 /// world! { struct Game<Pos>; }
@@ -249,7 +249,7 @@ impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7, P8 p8);
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::system::named;
+/// use typed_ecs::named;
 ///
 /// struct Pos(f32);
 /// world! { struct Game<Pos>; }
@@ -274,7 +274,7 @@ pub struct Named<S> {
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::system::named;
+/// use typed_ecs::named;
 ///
 /// struct Pos(f32);
 /// struct Vel(f32);

@@ -31,8 +31,8 @@ use crate::{Entity, SparseMap};
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::system::Seen;
-/// use typed_ecs::{query::join, Tracked};
+/// use typed_ecs::Seen;
+/// use typed_ecs::{join, Tracked};
 ///
 /// #[derive(Default)]
 /// struct Outbox(Vec<(Entity, i32)>);
@@ -127,8 +127,8 @@ impl<C: 'static> Seen<C> {
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
-    /// # use typed_ecs::system::Seen;
-    /// # use typed_ecs::{query::join, Tracked};
+    /// # use typed_ecs::Seen;
+    /// # use typed_ecs::{join, Tracked};
     /// # struct Pos(i32);
     /// # struct Vel(i32);
     /// # world! { struct Game<Pos, Vel>; tracked (Pos); }
@@ -153,8 +153,8 @@ impl<C: 'static> Seen<C> {
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
-    /// # use typed_ecs::system::Seen;
-    /// # use typed_ecs::{query::join, Tracked};
+    /// # use typed_ecs::Seen;
+    /// # use typed_ecs::{join, Tracked};
     /// # struct Hp(i32);
     /// # world! { struct Game<Hp>; tracked (Hp); }
     /// fn clamp(hp: &mut SparseMap<Hp, Tracked>, seen: &mut Seen<Hp>) {
@@ -173,8 +173,8 @@ impl<C: 'static> Seen<C> {
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
-    /// # use typed_ecs::system::Seen;
-    /// # use typed_ecs::{query::join, Tracked};
+    /// # use typed_ecs::Seen;
+    /// # use typed_ecs::{join, Tracked};
     /// # struct Pos(i32);
     /// # world! { struct Game<Pos>; tracked (Pos); }
     /// fn greet(pos: &SparseMap<Pos, Tracked>, seen: &mut Seen<Pos>) {
@@ -193,8 +193,8 @@ impl<C: 'static> Seen<C> {
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
-    /// # use typed_ecs::system::Seen;
-    /// # use typed_ecs::{query::join, Tracked};
+    /// # use typed_ecs::Seen;
+    /// # use typed_ecs::{join, Tracked};
     /// # struct Hp(i32);
     /// # world! { struct Game<Hp>; tracked (Hp); }
     /// fn full_health(hp: &mut SparseMap<Hp, Tracked>, seen: &mut Seen<Hp>) {
@@ -218,7 +218,7 @@ impl<C: 'static> Seen<C> {
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
-    /// # use typed_ecs::system::Seen;
+    /// # use typed_ecs::Seen;
     /// # use typed_ecs::Tracked;
     /// # struct Pos(i32);
     /// # world! { struct Game<Pos>; tracked (Pos); }

@@ -97,7 +97,7 @@ impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Step<W> for S
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::system::{IntoStage, StageParams, StageShape};
+/// use typed_ecs::{IntoStage, StageParams, StageShape};
 ///
 /// struct Pos(f32);
 /// struct Vel(f32);
@@ -128,7 +128,7 @@ pub trait StageShape<Ms> {}
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::system::{IntoStage, StageParams, StageShape};
+/// use typed_ecs::{IntoStage, StageParams, StageShape};
 ///
 /// struct Pos(f32);
 /// struct Vel(f32);
@@ -165,7 +165,7 @@ pub trait StageParams<W: Storages + 'static>: Sealed {
 ///
 /// ```
 /// use typed_ecs::prelude::*;
-/// use typed_ecs::system::{IntoStage, StageParams, StageShape};
+/// use typed_ecs::{IntoStage, StageParams, StageShape};
 ///
 /// struct Pos(f32);
 /// struct Vel(f32);

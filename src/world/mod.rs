@@ -478,7 +478,7 @@ pub trait World: Storages {
     /// world.despawn(a);
     /// assert_eq!(world.entities().collect::<Vec<_>>(), [b]);
     /// ```
-    fn entities(&self) -> entity::Iter<'_> {
+    fn entities(&self) -> entity::EntityIter<'_> {
         self.allocator(TOKEN).iter()
     }
 
@@ -1261,7 +1261,7 @@ pub trait World: Storages {
     ///
     /// ```
     /// use typed_ecs::prelude::*;
-    /// use typed_ecs::query::Changed;
+    /// use typed_ecs::Changed;
     ///
     /// struct Pos(i32);
     /// world! { struct Game<Pos>; tracked (Pos); }
@@ -1331,7 +1331,7 @@ pub trait World: Storages {
     /// while the group waits to be rebuilt: after the world was cloned, or a
     /// grouped entity was removed straight from a storage. The next change
     /// through the world, or the next [`query_mut`](World::query_mut),
-    /// rebuilds it. See [`group`](crate::group).
+    /// rebuilds it. See [`Group`](crate::Group).
     ///
     /// ```
     /// use typed_ecs::prelude::*;

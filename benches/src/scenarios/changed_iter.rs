@@ -284,9 +284,9 @@ impl Seen {
 }
 
 pub mod typed_ecs {
+    use super::Seen;
     use super::*;
     use ::typed_ecs::prelude::*;
-    use ::typed_ecs::query::Changed;
 
     world! {
         pub struct TrackedMoveWorld<Position, Velocity>;
@@ -336,6 +336,7 @@ pub mod typed_ecs {
 }
 
 pub mod typed_ecs_scan {
+    use super::Seen;
     use super::*;
     use ::typed_ecs::prelude::*;
 

@@ -87,8 +87,8 @@ fn check<'a>(velocities: impl IntoIterator<Item = &'a Velocity>) -> Check {
 
 pub mod typed_ecs {
     use super::*;
+    use ::typed_ecs::join;
     use ::typed_ecs::prelude::*;
-    use ::typed_ecs::query::join;
 
     world! {
         pub struct FollowWorld {

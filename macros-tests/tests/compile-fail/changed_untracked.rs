@@ -1,5 +1,5 @@
 use typed_ecs::prelude::*;
-use typed_ecs::query::Changed;
+use typed_ecs::Changed;
 
 pub struct Pos(f32);
 pub struct Vel(f32);

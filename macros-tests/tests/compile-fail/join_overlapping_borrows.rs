@@ -1,5 +1,5 @@
 use typed_ecs::prelude::*;
-use typed_ecs::query::join;
+use typed_ecs::join;
 
 pub struct Pos(f32);
 

@@ -1,5 +1,5 @@
 use typed_ecs::prelude::*;
-use typed_ecs::query::Or;
+use typed_ecs::Or;
 
 pub struct Pos(pub f32);
 pub struct Tag;

@@ -1,7 +1,7 @@
 // A query term is one of typed_ecs's: `QueryParts` is sealed, so a crate
 // cannot make a term of its own and run it.
 use typed_ecs::prelude::*;
-use typed_ecs::query::QueryParts;
+use typed_ecs::QueryParts;
 
 pub struct Pos(i32);
 world! { pub struct Game<Pos>; }

@@ -1,5 +1,5 @@
 use typed_ecs::prelude::*;
-use typed_ecs::system::Seen;
+use typed_ecs::Seen;
 
 pub struct Pos(f32);
 

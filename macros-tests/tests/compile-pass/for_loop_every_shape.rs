@@ -1,7 +1,7 @@
 // A `for` loop runs every query shape: two `&mut`, in any order, grouped
 // or not, optional `&mut`, and `Changed<&mut C>`.
 use typed_ecs::prelude::*;
-use typed_ecs::query::Changed;
+use typed_ecs::Changed;
 
 pub struct Pos(f32);
 pub struct Vel(f32);

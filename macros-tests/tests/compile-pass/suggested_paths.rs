@@ -1,8 +1,8 @@
 // Every public item is defined at a public path: what rustc suggests when an
 // import is missing compiles, whichever path it picks.
-use typed_ecs::component::{Bundle, Component, Contains};
+use typed_ecs::{Bundle, Component, Contains};
 use typed_ecs::world;
-use typed_ecs::world::World;
+use typed_ecs::World;
 
 pub struct Pos(pub f32);
 

@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use typed_ecs::commands::{CommandKind, RejectReason, Rejected};
 use typed_ecs::prelude::*;
+use typed_ecs::{CommandKind, RejectReason, Rejected};
 
 use super::queries::{edit, items, Seen, Term};
 use super::world::{Comp, Marker, Sim, Val, A, B, C, K};

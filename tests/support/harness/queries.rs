@@ -2,7 +2,7 @@
 //! world, and the harness operations that run them on both.
 
 use typed_ecs::prelude::*;
-use typed_ecs::query::{join, Maybe};
+use typed_ecs::{join, Maybe};
 
 use super::coverage::{DENSE_MUT_SHAPES, DENSE_READ_SHAPES};
 use super::model::{Cmd, Row};
