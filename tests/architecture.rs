@@ -428,3 +428,34 @@ fn folders_are_layers() {
     assert!(folders["world"].contains("structural"));
     assert!(layer_of("structural") < layer_of("world"));
 }
+
+/// One public path per item (CONTRIBUTING.md, "One path per item"): no
+/// module of `src/` is public except the prelude, the macro's hidden door
+/// and the feature-gated example, and the prelude only names root items.
+#[test]
+fn one_public_path_per_item() {
+    let lib = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
+        .expect("src/lib.rs is readable");
+    let code = code_of(&lib);
+    let public: Vec<&str> = code
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("pub mod "))
+        .map(|rest| rest.trim_end_matches([';', '{', ' ']))
+        .collect();
+    assert_eq!(public, ["example_generated", "prelude", "__private"]);
+    let prelude = &code[code.find("pub mod prelude").expect("a prelude")..];
+    let prelude = &prelude[..prelude.find("\n}").expect("the prelude ends")];
+    for line in prelude.lines().skip(1) {
+        let line = line.trim();
+        assert!(
+            line.is_empty() || line.starts_with("pub use crate::") || !line.starts_with("pub"),
+            "the prelude re-exports root items only: {line}"
+        );
+        assert!(
+            !line.contains("::")
+                || line.starts_with("pub use crate::{")
+                || line == "pub use crate::world;",
+            "the prelude names root items, not module paths: {line}"
+        );
+    }
+}
