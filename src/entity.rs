@@ -218,6 +218,34 @@ impl fmt::Display for Entity {
     }
 }
 
+/// Which entries of a storage count, as its world sees them: what
+/// `in_step` (the one module that compares stamps) hands to the layers
+/// below the world instead of a stamp. `All` is its proof that the storage
+/// is in step with the world's allocator, so every entity it stores is
+/// alive; `Check` says it is not (it was moved, swapped or loaded behind the
+/// world's back), so an entry counts only if its entity is alive in
+/// `entities`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Alive<'a> {
+    /// The storage is in step: every entry counts.
+    All,
+    /// The storage is not in step: an entry counts if its entity is alive
+    /// in this allocator.
+    Check(&'a EntityAllocator),
+}
+
+impl Alive<'_> {
+    /// `true` if an entry of `entity` counts.
+    #[cfg(feature = "serde")]
+    #[inline(always)]
+    pub(crate) fn counts(self, entity: Entity) -> bool {
+        match self {
+            Alive::All => true,
+            Alive::Check(entities) => entities.is_alive(entity),
+        }
+    }
+}
+
 /// Which allocator a storage was last brought in step with, and when. Each
 /// allocator takes a new stamp each time it retires entities, and a new one
 /// when it is cloned or loaded; no two allocators ever had the same stamp in

@@ -4,6 +4,8 @@
 
 use alloc::string::String;
 
+use crate::entity::Alive;
+use crate::in_step;
 use crate::plumbing::{Column, EachStorageRef, Storages};
 use crate::queue::Queue;
 use crate::seal::TOKEN;
@@ -22,7 +24,7 @@ pub(crate) fn check_world<W: Storages>(world: &W) -> Result<(), String> {
                 let name = W::COMPONENTS[C::FIELD];
                 let entities = world.allocator(TOKEN);
                 let queued = world.queued_ref(TOKEN);
-                let in_step = queued.synced == entities.stamp();
+                let in_step = matches!(in_step::queued_alive(world), Alive::All);
                 self.0 = check_storage(entities, name, C::field(world, TOKEN)).and_then(|()| {
                     check_queue(entities, in_step, name, C::queue_ref(&queued.queues, TOKEN))
                 });
@@ -34,7 +36,7 @@ pub(crate) fn check_world<W: Storages>(world: &W) -> Result<(), String> {
     storages.0?;
     let (entities, queued) = (world.allocator(TOKEN), world.queued_ref(TOKEN));
     let despawns = W::despawns_ref(&queued.queues, TOKEN);
-    if queued.synced == entities.stamp() {
+    if matches!(in_step::queued_alive(world), Alive::All) {
         if let Some(never) = despawns.entities().find(|&e| !entities.issued(e)) {
             return Err(alloc::format!(
                 "a despawn is queued for entity {never}, which the allocator never handed out"
@@ -87,7 +89,7 @@ fn check_storage<T, K: crate::change::Track>(
     storage
         .check()
         .map_err(|problem| alloc::format!("the `{name}` storage: {problem}"))?;
-    if storage.is_synced(entities.stamp()) {
+    if matches!(in_step::alive_in(storage, entities), Alive::All) {
         if let Some(&dead) = storage
             .entities()
             .iter()

@@ -249,10 +249,11 @@ pub mod __private {
     pub use alloc::vec::Vec;
 
     pub use crate::group::upkeep::refresh_groups;
+    pub use crate::in_step::{new_deferred, new_storage};
     pub use crate::indices::{all_distinct, digit, field_index, is_listed, Differ, Id, ID_DIGITS};
     pub use crate::plumbing::{
-        new_allocator, new_deferred, new_storage, take_part, Column, Deferred, EachGroup,
-        EachGroupRef, EachStorage, EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,
+        new_allocator, take_part, Column, Deferred, EachGroup, EachGroupRef, EachStorage,
+        EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,
     };
     pub use crate::query::terms::DistinctTerms;
     pub use crate::queue::{Despawns, Queue};

@@ -411,19 +411,6 @@ pub fn new_allocator(capacity: usize) -> EntityAllocator {
     entities
 }
 
-/// An empty storage in step with `entities`, with room for `capacity`
-/// values.
-#[inline]
-pub fn new_storage<T, K: Track>(entities: &EntityAllocator, capacity: usize) -> SparseMap<T, K> {
-    let mut map = if capacity == 0 {
-        SparseMap::empty()
-    } else {
-        SparseMap::empty_with_capacity(capacity)
-    };
-    map.set_synced(entities.stamp());
-    map
-}
-
 /// A world's own queued changes (`add_deferred`, `remove_deferred`,
 /// `despawn_deferred`): the field `world!` generates for them, of the same
 /// queues as a [`Commands`](crate::Commands) buffer's, and the stamp of the
@@ -436,15 +423,6 @@ pub struct Deferred<W: Storages> {
     /// In step with the allocator of this stamp: every entity queued is
     /// alive there.
     pub(crate) synced: SyncStamp,
-}
-
-/// Empty queues, in step with `entities` (for a new world).
-#[inline]
-pub fn new_deferred<W: Storages>(entities: &EntityAllocator) -> Deferred<W> {
-    Deferred {
-        queues: W::Queues::default(),
-        synced: entities.stamp(),
-    }
 }
 
 impl<W: Storages> Default for Deferred<W> {

@@ -37,7 +37,8 @@ use serde::ser::{SerializeStruct, SerializeTuple};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::change::Track;
-use crate::entity::Slot;
+use crate::entity::{Alive, Slot};
+use crate::in_step;
 use crate::plumbing::{Column, ColumnAccess, Storages};
 use crate::queue::Queue;
 use crate::seal::TOKEN;
@@ -203,14 +204,13 @@ pub fn saved_entities<W: Storages>(world: &W) -> SavedEntities<'_, W> {
 
 impl<W: Storages> Serialize for SavedEntities<'_, W> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let (entities, queued) = (self.0.allocator(TOKEN), self.0.queued_ref(TOKEN));
-        let in_step = queued.synced == entities.stamp();
+        let alive = in_step::queued_alive(self.0);
         // Not in step, the despawns are saved as the world would keep them.
-        let despawns: Vec<Entity> = W::despawns_ref(&queued.queues, TOKEN)
+        let despawns: Vec<Entity> = W::despawns_ref(&self.0.queued_ref(TOKEN).queues, TOKEN)
             .entities()
-            .filter(|&entity| in_step || entities.is_alive(entity))
+            .filter(|&entity| alive.counts(entity))
             .collect();
-        serialize_allocator(entities, &despawns, serializer)
+        serialize_allocator(self.0.allocator(TOKEN), &despawns, serializer)
     }
 }
 
@@ -312,15 +312,17 @@ impl<W: Contains<C>, C: Serialize> Serialize for LiveStorage<'_, W, C> {
         // What is not in step is saved as the world would keep it.
         let alive = |e| entities.is_alive(e);
         let everything = |_| true;
-        let keep_queued: &dyn Fn(Entity) -> bool = if queued.synced == entities.stamp() {
-            &everything
-        } else {
-            &alive
+        let keep_queued: &dyn Fn(Entity) -> bool = match in_step::queued_alive(self.world) {
+            Alive::All => &everything,
+            Alive::Check(_) => &alive,
         };
-        if storage.is_synced(entities.stamp()) {
-            serialize_storage(storage, everything, Some((queue, keep_queued)), serializer)
-        } else {
-            serialize_storage(storage, alive, Some((queue, keep_queued)), serializer)
+        match in_step::alive_in(storage, entities) {
+            Alive::All => {
+                serialize_storage(storage, everything, Some((queue, keep_queued)), serializer)
+            }
+            Alive::Check(_) => {
+                serialize_storage(storage, alive, Some((queue, keep_queued)), serializer)
+            }
         }
     }
 }
@@ -530,7 +532,7 @@ pub fn loaded_storage<T, K: Track>(
     entities: &EntityAllocator,
     mut storage: SparseMap<T, K>,
 ) -> SparseMap<T, K> {
-    storage.set_synced(entities.stamp());
+    in_step::stamp(&mut storage, entities);
     storage
 }
 

@@ -459,3 +459,60 @@ fn one_public_path_per_item() {
         );
     }
 }
+
+/// The in-step stamps live in one module: `in_step` alone reads, compares
+/// or sets the stamp of a storage or of the world's own queue; the layers
+/// below receive its verdict (`Alive`: which entries count), the allocator
+/// keeps its own stamp, and the storage only holds one.
+#[test]
+fn stamps_are_compared_in_one_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    // Where the stamp is defined: the allocator's, and a storage's field.
+    let owners = ["in_step", "entity", "sparse_map"];
+    let uses = [
+        ".is_synced(",
+        ".set_synced(",
+        ".stamp()",
+        ".next_stamp()",
+        ".renew_stamp()",
+        ".synced ",
+        ".synced =",
+    ];
+    let mut found = Vec::new();
+    for file in &files {
+        let module = module_name(&src, file);
+        if owners
+            .iter()
+            .any(|owner| module == *owner || module.starts_with(&format!("{owner}::")))
+        {
+            continue;
+        }
+        let code = code_of(&fs::read_to_string(file).expect("a source file"));
+        for used in uses {
+            if code.contains(used) {
+                found.push(format!("{module} uses `{used}`"));
+            }
+        }
+        // Reading the verdict is for everyone; making "all in step" is not.
+        for line in code.lines() {
+            let made = line.match_indices("Alive::All").any(|(at, what)| {
+                !line[at + what.len()..].starts_with(" =>") && !line.contains("matches!(")
+            });
+            if made {
+                found.push(format!("{module} makes `Alive::All`: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "stamps read or set outside `src/in_step.rs` (ask it instead): {found:#?}"
+    );
+    // The storage holds a stamp but never compares it with a world's.
+    let storage = code_of(&fs::read_to_string(src.join("sparse_map/mod.rs")).expect("mod.rs"));
+    assert!(!storage.contains("entities.stamp()"));
+    // The check sees a use where there is one.
+    let in_step = code_of(&fs::read_to_string(src.join("in_step.rs")).expect("in_step.rs"));
+    assert!(in_step.contains(".is_synced(") && in_step.contains("Alive::All"));
+}

@@ -2,6 +2,7 @@
 //! rebuilding the packing from scratch (see the doc of [`Group`](crate::Group)).
 
 use super::GroupMark;
+use crate::in_step;
 use crate::plumbing::ColumnAccess;
 use crate::plumbing::{Packing, Storages};
 use crate::seal::{Token, TOKEN};
@@ -21,24 +22,25 @@ macro_rules! impl_group {
             fn len(world: &W) -> Option<usize> {
                 // Trusted: every storage is in step with the world and
                 // carries a mark of one packing.
-                let synced = world.allocator(TOKEN).stamp();
                 let first = <W as ColumnAccess<$first>>::sparse_map(world);
                 let mark = GroupMark::of(first.mark());
                 let agree = mark.stamp != 0
                     && mark.size == $size
                     && mark.member == 0
-                    && first.is_synced(synced)
+                    && in_step::is_in_step::<W, $first>(world)
                     $(&& {
                         let other = <W as ColumnAccess<$rest>>::sparse_map(world);
                         let other_mark = GroupMark::of(other.mark());
-                        other_mark.agrees_with(mark) && other_mark.member == $member && other.is_synced(synced)
+                        other_mark.agrees_with(mark)
+                            && other_mark.member == $member
+                            && in_step::is_in_step::<W, $rest>(world)
                     })+;
                 agree.then_some(mark.len as usize)
             }
 
             fn rebuild(world: &mut W, _: Token) -> usize {
-                crate::in_step::sync::<W, $first>(world);
-                $(crate::in_step::sync::<W, $rest>(world);)+
+                in_step::sync::<W, $first>(world);
+                $(in_step::sync::<W, $rest>(world);)+
                 let stamp = crate::unique::next();
                 let mut len = 0;
                 let count = <W as ColumnAccess<$first>>::sparse_map(world).len();

@@ -105,7 +105,6 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
         planner.column(Column {
             entities: self.map.changed_candidates(self.filter),
             mark: Mark::NONE,
-            stamp: self.map.stamp(),
             required: true,
             written: false,
             candidates: true,
@@ -264,7 +263,6 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
         planner.column(Column {
             entities: self.candidates,
             mark: Mark::NONE,
-            stamp: self.view.stamp(),
             required: true,
             written: true,
             candidates: true,

@@ -313,7 +313,6 @@ fn column<T, K: Track>(storage: &SparseMap<T, K>, required: bool, written: bool)
     Column {
         entities: storage.entities(),
         mark: storage.mark(),
-        stamp: storage.stamp(),
         required,
         written,
         candidates: false,
@@ -476,7 +475,6 @@ macro_rules! impl_written_column {
                 planner.column(Column {
                     entities: self.entities(),
                     mark: self.mark(),
-                    stamp: self.stamp(),
                     required: true,
                     written: true,
                     candidates: false,

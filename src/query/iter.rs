@@ -5,6 +5,7 @@ use core::{fmt, slice};
 
 use super::fetch::{Access, Cursor, Marks, ReadOnly};
 use super::plan::{Planner, Walk};
+use crate::entity::Alive;
 use crate::{Entity, EntityAllocator};
 
 /// Iterator over the results of a query: `(Entity, items)` for every
@@ -96,20 +97,21 @@ impl<'w, F: Access<'w>> QueryIter<'w, F> {
         Self::along(fetch, planner.finish().walk, None)
     }
 
-    /// Iterates a world's read-only fetch as the world sees it: if a storage
-    /// is not in step with `entities`, skipping the entities that are not
-    /// alive (see [`SparseMap`](crate::SparseMap), "Storages moved between
-    /// worlds").
+    /// Iterates a world's read-only fetch as the world sees it (`alive`,
+    /// from `in_step`: whether every storage of the query is in step): if
+    /// one is not, skipping the entities that are not alive (see
+    /// [`SparseMap`](crate::SparseMap), "Storages moved between worlds").
     #[inline]
-    pub(crate) fn in_world(fetch: F, entities: &'w EntityAllocator) -> Self
+    pub(crate) fn in_world(fetch: F, alive: Alive<'w>) -> Self
     where
         F: ReadOnly<'w>,
     {
-        let mut planner = Planner::in_world(entities.stamp());
+        let (mut planner, alive) = match alive {
+            Alive::All => (Planner::new(), None),
+            Alive::Check(entities) => (Planner::out_of_step(), Some(entities)),
+        };
         fetch.plan(&mut planner);
-        let plan = planner.finish();
-        let alive = plan.out_of_step.then_some(entities);
-        Self::along(fetch, plan.walk, alive)
+        Self::along(fetch, planner.finish().walk, alive)
     }
 }
 

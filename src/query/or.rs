@@ -143,6 +143,11 @@ macro_rules! impl_or {
             fn fetch(world: &'w W) -> Self::Fetch {
                 Or(($($t::fetch(world),)+))
             }
+
+            #[inline]
+            fn in_step(world: &'w W, token: crate::seal::Token) -> bool {
+                true $(& $t::in_step(world, token))+
+            }
         }
 
         impl<W, $($t),+> TermId<W> for Or<($($t,)+)> {

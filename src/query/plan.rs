@@ -16,7 +16,6 @@
 //!
 //! [`QueryIter`]: super::QueryIter
 
-use crate::entity::SyncStamp;
 use crate::group::GroupMark;
 use crate::sparse_map::mark::Mark;
 use crate::Entity;
@@ -28,8 +27,6 @@ pub(crate) struct Column<'w> {
     pub(crate) entities: &'w [Entity],
     /// The storage's mark (its place in an owning group, if any).
     pub(crate) mark: Mark,
-    /// What the storage is in step with.
-    pub(crate) stamp: SyncStamp,
     /// Every result has this component (`&C`, `&mut C`, `With<C>`).
     pub(crate) required: bool,
     /// The query writes this storage (`&mut C`, `Option<&mut C>`).
@@ -70,9 +67,8 @@ enum Writer<'w> {
 /// [`column`](Planner::column), in order, then [`finish`](Planner::finish).
 #[derive(Clone, Copy, Debug)]
 pub struct Planner<'w> {
-    /// The stamp of the world's allocator, when the query is a world's
-    /// read-only one: a column not in step makes the walk skip dead entities.
-    world_stamp: Option<SyncStamp>,
+    /// A storage of the query is not in step with its world (from
+    /// `in_step`): the walk checks each entity, and is never packed.
     out_of_step: bool,
     columns: u32,
     required: u32,
@@ -102,7 +98,6 @@ impl<'w> Planner<'w> {
     #[inline]
     pub(crate) fn new() -> Self {
         Planner {
-            world_stamp: None,
             out_of_step: false,
             columns: 0,
             required: 0,
@@ -127,12 +122,12 @@ impl<'w> Planner<'w> {
         self.optional = was;
     }
 
-    /// A plan for a world's read-only query: a column whose stamp is not
-    /// `stamp` is out of step with the world.
+    /// A plan for a world's read-only query over storages not all in step
+    /// with the world (`in_step` said so): the walk skips dead entities.
     #[inline]
-    pub(crate) fn in_world(stamp: SyncStamp) -> Self {
+    pub(crate) fn out_of_step() -> Self {
         Planner {
-            world_stamp: Some(stamp),
+            out_of_step: true,
             ..Self::new()
         }
     }
@@ -143,9 +138,6 @@ impl<'w> Planner<'w> {
         column.required &= !self.optional;
         self.columns += 1;
         self.first.get_or_insert(column.entities);
-        if self.world_stamp.is_some_and(|stamp| stamp != column.stamp) {
-            self.out_of_step = true;
-        }
         if column.required {
             self.required += 1;
             // The shortest drives; of two as short, a written one (an
@@ -274,12 +266,13 @@ mod tests {
         ]
     }
 
-    fn plan<'w>(storages: &'w [Vec<Entity>], cases: &[Case], stamps: &[SyncStamp]) -> Plan<'w> {
-        let mut planner = match stamps.first() {
-            Some(&stamp) => Planner::in_world(stamp),
-            None => Planner::new(),
+    fn plan<'w>(storages: &'w [Vec<Entity>], cases: &[Case], out_of_step: bool) -> Plan<'w> {
+        let mut planner = if out_of_step {
+            Planner::out_of_step()
+        } else {
+            Planner::new()
         };
-        for (i, &(storage, required, written, group)) in cases.iter().enumerate() {
+        for &(storage, required, written, group) in cases {
             let mark = group.map_or(Mark::NONE, |(stamp, len, size, member)| {
                 GroupMark {
                     stamp,
@@ -292,7 +285,6 @@ mod tests {
             planner.column(Column {
                 entities: &storages[storage],
                 mark,
-                stamp: stamps.get(i + 1).copied().unwrap_or(SyncStamp::NONE),
                 required,
                 written,
                 candidates: false,
@@ -368,7 +360,7 @@ mod tests {
              &[], ("empty", 0, 0), Some(("empty", 0, 0))),
         ];
         for (what, cases, walk, writer_walk) in table {
-            let plan = plan(&storages, cases, &[]);
+            let plan = plan(&storages, cases, false);
             assert_eq!(shape(plan.walk), *walk, "{what}: walk");
             assert_eq!(
                 plan.writer_walk.map(shape),
@@ -392,7 +384,7 @@ mod tests {
             ("optional columns count, never drive", &[opt(3), req(0), opt(3), req(1)], 3),
         ];
         for (what, cases, driver) in table {
-            let plan = plan(&storages, cases, &[]);
+            let plan = plan(&storages, cases, false);
             assert!(matches!(plan.walk, Walk::Driven(_)), "{what}");
             assert_eq!(plan.driver, *driver, "{what}");
             assert_eq!(plan.columns, cases.len(), "{what}");
@@ -402,17 +394,10 @@ mod tests {
     #[test]
     fn a_column_out_of_step_is_never_walked_packed() {
         let storages = entities();
-        let world = SyncStamp::NONE;
-        let other = crate::EntityAllocator::new().stamp();
         let one = [(0, true, false, None)];
-        assert_eq!(
-            shape(plan(&storages, &one, &[world, world]).walk),
-            ("packed", 10, 0)
-        );
-        let stale = plan(&storages, &one, &[world, other]);
+        assert_eq!(shape(plan(&storages, &one, false).walk), ("packed", 10, 0));
+        let stale = plan(&storages, &one, true);
         assert!(stale.out_of_step);
         assert_eq!(shape(stale.walk), ("driven", 10, 0));
-        // A query over storages a caller borrowed knows no world.
-        assert!(!plan(&storages, &one, &[]).out_of_step);
     }
 }

@@ -10,7 +10,7 @@ use crate::in_step;
 use crate::indices::{all_distinct_lists, Indices, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
 use crate::plumbing::TrackedColumn;
 use crate::plumbing::{Column, ColumnAccess, ColumnOf, Storages};
-use crate::seal::TOKEN;
+use crate::seal::{Token, TOKEN};
 use crate::{Contains, SparseMap};
 
 /// A read-only query over a world `W`: `&C`, `Option<&C>`, [`With<C>`] or
@@ -52,6 +52,11 @@ pub trait Query<'w, W> {
 
     /// Borrows the storages from `world`.
     fn fetch(world: &'w W) -> Self::Fetch;
+
+    /// `true` if every storage the query reads is in step with `world`'s
+    /// allocator. Internal: only this crate can make the token.
+    #[doc(hidden)]
+    fn in_step(world: &'w W, token: Token) -> bool;
 }
 
 impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for &'w C {
@@ -61,6 +66,11 @@ impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for &'w C {
     #[inline]
     fn fetch(world: &'w W) -> Self::Fetch {
         world.sparse_map()
+    }
+
+    #[inline]
+    fn in_step(world: &'w W, _: Token) -> bool {
+        in_step::is_in_step::<W, C>(world)
     }
 }
 
@@ -72,6 +82,11 @@ impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Option<&'w C> {
     fn fetch(world: &'w W) -> Self::Fetch {
         Maybe(world.sparse_map())
     }
+
+    #[inline]
+    fn in_step(world: &'w W, _: Token) -> bool {
+        in_step::is_in_step::<W, C>(world)
+    }
 }
 
 impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for With<C> {
@@ -82,6 +97,11 @@ impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for With<C> {
     fn fetch(world: &'w W) -> Self::Fetch {
         With(world.sparse_map())
     }
+
+    #[inline]
+    fn in_step(world: &'w W, _: Token) -> bool {
+        in_step::is_in_step::<W, C>(world)
+    }
 }
 
 impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Without<C> {
@@ -91,6 +111,11 @@ impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Without<C> {
     #[inline]
     fn fetch(world: &'w W) -> Self::Fetch {
         Without(world.sparse_map())
+    }
+
+    #[inline]
+    fn in_step(world: &'w W, _: Token) -> bool {
+        in_step::is_in_step::<W, C>(world)
     }
 }
 
@@ -106,6 +131,11 @@ macro_rules! impl_change_terms {
             fn fetch(world: &'w W) -> Self::Fetch {
                 let map = C::field(world, TOKEN);
                 ChangedRef::new(map, map.log().world_view(), $added)
+            }
+
+            #[inline]
+            fn in_step(world: &'w W, _: Token) -> bool {
+                in_step::is_in_step::<W, C>(world)
             }
         }
 
@@ -145,7 +175,7 @@ macro_rules! impl_change_terms {
 
             #[inline]
             fn in_step(world: &W) -> bool {
-                world.sparse_map().is_synced(world.allocator(TOKEN).stamp())
+                in_step::is_in_step::<W, C>(world)
             }
         }
 
@@ -172,7 +202,7 @@ macro_rules! impl_change_terms {
 
             #[inline]
             fn in_step(world: &W) -> bool {
-                world.sparse_map().is_synced(world.allocator(TOKEN).stamp())
+                in_step::is_in_step::<W, C>(world)
             }
         }
     )+};
@@ -189,6 +219,12 @@ macro_rules! impl_query_tuples {
             #[inline]
             fn fetch(world: &'w W) -> Self::Fetch {
                 ($($q::fetch(world),)+)
+            }
+
+            #[inline]
+            fn in_step(world: &'w W, token: Token) -> bool {
+                // `&`, not `&&`: no branch per storage.
+                true $(& $q::in_step(world, token))+
             }
         }
     };
@@ -308,7 +344,7 @@ macro_rules! impl_query_term {
 
             #[inline]
             fn in_step(world: &W) -> bool {
-                world.sparse_map().is_synced(world.allocator(TOKEN).stamp())
+                in_step::is_in_step::<W, C>(world)
             }
         }
     )+};

@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::mem;
 
-use crate::entity::{EntityAllocator, Fresh, SyncStamp};
+use crate::entity::{Alive, Fresh, SyncStamp};
 use crate::Entity;
 use track::{ChangeLog, Filter, Track, Tracked, Untracked};
 
@@ -457,44 +457,41 @@ impl<T, K: Track> SparseMap<T, K> {
     // of such calls keeps the storage's fields in registers, and LLVM can
     // take the check out of the loop.
 
-    /// The dense slot of `entity` as the world whose allocator is
-    /// `entities` sees it.
+    /// The dense slot of `entity` as the world sees it (`alive`: which
+    /// entries count, from `in_step`).
     #[inline]
-    fn index_of_in(&self, entity: Entity, entities: &EntityAllocator) -> Option<usize> {
+    fn index_of_in(&self, entity: Entity, alive: Alive<'_>) -> Option<usize> {
         // The check first, as in `remove_in`: a loop of reads can then be
         // unswitched on it.
-        if self.is_synced(entities.stamp()) {
-            self.set.index_of(entity)
-        } else {
-            self.set
+        match alive {
+            Alive::All => self.set.index_of(entity),
+            Alive::Check(entities) => self
+                .set
                 .index_of(entity)
-                .filter(|_| entities.is_alive(entity))
+                .filter(|_| entities.is_alive(entity)),
         }
     }
 
-    /// `entity`'s value as the world whose allocator is `entities` sees it.
+    /// `entity`'s value as the world sees it (`alive`: which entries
+    /// count).
     #[inline]
-    pub(crate) fn get_in(&self, entity: Entity, entities: &EntityAllocator) -> Option<&T> {
-        let slot = self.index_of_in(entity, entities)?;
+    pub(crate) fn get_in(&self, entity: Entity, alive: Alive<'_>) -> Option<&T> {
+        let slot = self.index_of_in(entity, alive)?;
         Some(&self.set.data[slot])
     }
 
-    /// `entity`'s value, mutably, as the world whose allocator is
-    /// `entities` sees it.
+    /// `entity`'s value, mutably, as the world sees it (`alive`: which
+    /// entries count).
     #[inline]
-    pub(crate) fn get_mut_in(
-        &mut self,
-        entity: Entity,
-        entities: &EntityAllocator,
-    ) -> Option<&mut T> {
-        let slot = self.index_of_in(entity, entities)?;
+    pub(crate) fn get_mut_in(&mut self, entity: Entity, alive: Alive<'_>) -> Option<&mut T> {
+        let slot = self.index_of_in(entity, alive)?;
         self.track.changed(slot, entity);
         Some(&mut self.set.data[slot])
     }
 
-    /// Removes `entity`'s value as the world whose allocator is `entities`
-    /// sees it: an entry it does not see stays (the world drops it when it
-    /// brings the storage in step).
+    /// Removes `entity`'s value as the world sees it (`alive`: which
+    /// entries count): an entry it does not see stays (the world drops it
+    /// when it brings the storage in step).
     ///
     /// The check comes first and picks one of two removals, rather than
     /// sitting inside one: a loop of removals then runs the plain one (LLVM
@@ -505,11 +502,10 @@ impl<T, K: Track> SparseMap<T, K> {
     /// called from several places of the structural path, and LLVM left
     /// them out of line there (a third of an add or a removal).
     #[inline(always)]
-    pub(crate) fn remove_in(&mut self, entity: Entity, entities: &EntityAllocator) -> Option<T> {
-        let (slot, value) = if self.is_synced(entities.stamp()) {
-            self.set.remove_if(entity, || true)?
-        } else {
-            self.set.remove_if(entity, || entities.is_alive(entity))?
+    pub(crate) fn remove_in(&mut self, entity: Entity, alive: Alive<'_>) -> Option<T> {
+        let (slot, value) = match alive {
+            Alive::All => self.set.remove_if(entity, || true)?,
+            Alive::Check(entities) => self.set.remove_if(entity, || entities.is_alive(entity))?,
         };
         self.track.removed(slot, entity);
         self.mark.leave_prefix_unannounced(slot);
@@ -792,12 +788,6 @@ impl<T, K: Track> SparseMap<T, K> {
         self.synced == stamp
     }
 
-    /// What this storage was last brought in step with.
-    #[inline]
-    pub(crate) fn stamp(&self) -> SyncStamp {
-        self.synced
-    }
-
     /// Records that this storage is in step with the allocator whose stamp
     /// is `stamp`. Only for a world that has just made it so.
     #[inline]
@@ -898,13 +888,13 @@ impl<T, K: Track> SparseMap<T, K> {
     #[inline]
     pub fn view_mut(&mut self) -> ViewMut<'_, T> {
         self.track.changed_all();
-        Self::view_of(&mut self.set, self.mark.0, self.synced)
+        Self::view_of(&mut self.set, self.mark.0)
     }
 
     /// The view of `set`, which neither marks nor borrows the change record.
     #[inline]
-    fn view_of(set: &mut SparseSet<T>, mark: Mark, synced: SyncStamp) -> ViewMut<'_, T> {
-        ViewMut::new(&set.sparse, &set.dense, &mut set.data, mark, synced)
+    fn view_of(set: &mut SparseSet<T>, mark: Mark) -> ViewMut<'_, T> {
+        ViewMut::new(&set.sparse, &set.dense, &mut set.data, mark)
     }
 }
 
@@ -983,7 +973,7 @@ impl<T> SparseMap<T, Tracked> {
         if let Some(filter) = filter {
             scratch.extend_from_slice(log.candidates(filter, &self.set.dense));
         }
-        let view = Self::view_of(&mut self.set, self.mark.0, self.synced);
+        let view = Self::view_of(&mut self.set, self.mark.0);
         (TrackedViewMut::new(view, log), scratch)
     }
 }

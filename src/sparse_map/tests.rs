@@ -3,6 +3,7 @@
 
 use super::pages::PAGE_LEN;
 use super::*;
+use crate::entity::Alive;
 use crate::EntityAllocator;
 use std::collections::HashMap;
 use std::format;
@@ -115,24 +116,22 @@ fn resync_drops_what_the_allocator_says_is_dead() {
 }
 
 #[test]
-fn lookups_for_a_world_skip_the_dead_until_in_step() {
+fn lookups_for_a_world_count_what_alive_says() {
     let mut entities = EntityAllocator::new();
     let (a, b) = (entities.alloc(), entities.alloc());
     let mut map = SparseMap::new();
     map.insert(a, 1);
     map.insert(b, 2);
-    map.set_synced(entities.stamp());
     entities.free(b); // while the storage was not watching
-    assert!(!map.is_synced(entities.stamp()));
-    assert_eq!(map.get_in(a, &entities), Some(&1));
-    assert_eq!(map.get_in(b, &entities), None);
-    assert_eq!(map.get_mut_in(b, &entities), None);
-    assert_eq!(map.remove_in(b, &entities), None);
+    let check = Alive::Check(&entities);
+    assert_eq!(map.get_in(a, check), Some(&1));
+    assert_eq!(map.get_in(b, check), None);
+    assert_eq!(map.get_mut_in(b, check), None);
+    assert_eq!(map.remove_in(b, check), None);
     assert_eq!(map.len(), 2, "nothing removed for a dead entity");
-    assert_eq!(map.remove_in(a, &entities), Some(1));
+    assert_eq!(map.remove_in(a, check), Some(1));
     // In step, a lookup takes the storage's word for it.
-    map.set_synced(entities.stamp());
-    assert_eq!(map.get_in(b, &entities), Some(&2));
+    assert_eq!(map.get_in(b, Alive::All), Some(&2));
 }
 
 #[test]

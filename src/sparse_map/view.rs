@@ -8,7 +8,6 @@ use super::iter::IterMut;
 use super::mark::Mark;
 use super::pages::Pages;
 use super::track::{ChangeLog, Filter};
-use crate::entity::SyncStamp;
 use crate::Entity;
 
 /// A mutable view of a [`SparseMap`](super::SparseMap): its values can be changed, but not
@@ -43,7 +42,6 @@ pub struct ViewMut<'w, T> {
     /// The storage slot of `dense[0]` (0 unless the view is a window).
     offset: usize,
     mark: Mark,
-    stamp: SyncStamp,
     /// Its entities drive the walk about to start (see
     /// [`set_driver`](Self::set_driver)).
     drives: bool,
@@ -57,7 +55,6 @@ impl<'w, T> ViewMut<'w, T> {
         dense: &'w [Entity],
         data: &'w mut [T],
         mark: Mark,
-        stamp: SyncStamp,
     ) -> Self {
         ViewMut {
             sparse,
@@ -65,7 +62,6 @@ impl<'w, T> ViewMut<'w, T> {
             data,
             offset: 0,
             mark,
-            stamp,
             drives: false,
         }
     }
@@ -234,12 +230,6 @@ impl<'w, T> ViewMut<'w, T> {
         self.mark
     }
 
-    /// What the storage was in step with when the view was made.
-    #[inline]
-    pub(crate) fn stamp(&self) -> SyncStamp {
-        self.stamp
-    }
-
     /// Records whether `driver` (the entities a walk is about to follow)
     /// is this view's own entity array: then its cursor hands out its
     /// values in dense order; otherwise by handle (see [`Order`]).
@@ -308,7 +298,6 @@ impl<'w, T> ViewMut<'w, T> {
                 data: data_a,
                 offset: self.offset,
                 mark: self.mark,
-                stamp: self.stamp,
                 drives: false,
             },
             ViewMut {
@@ -317,7 +306,6 @@ impl<'w, T> ViewMut<'w, T> {
                 data: data_b,
                 offset: self.offset + mid,
                 mark: self.mark,
-                stamp: self.stamp,
                 drives: false,
             },
         )
@@ -478,11 +466,6 @@ impl<'w, T> TrackedViewMut<'w, T> {
     #[inline]
     pub(crate) fn mark(&self) -> Mark {
         self.view.mark
-    }
-
-    #[inline]
-    pub(crate) fn stamp(&self) -> SyncStamp {
-        self.view.stamp
     }
 
     /// Marks the value in view slot `slot`.

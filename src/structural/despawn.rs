@@ -6,10 +6,10 @@
 use alloc::vec::Vec;
 
 use super::react;
-use crate::change::Track;
+use crate::in_step;
 use crate::plumbing::{Column, EachStorage, Storages};
 use crate::seal::TOKEN;
-use crate::{Entity, EntityAllocator, SparseMap};
+use crate::Entity;
 
 /// `despawn`: every group lets the entity out, every storage detaches its
 /// values and queued changes, the allocator retires it, and only then are
@@ -65,7 +65,7 @@ impl<W: Storages, const ALONE: bool> EachStorage<W> for Despawn<ALONE> {
         let (entities, storage) = C::split(world, TOKEN);
         let value = storage.remove(self.0);
         if ALONE {
-            keep_in_step(entities, storage);
+            in_step::keep_retiring(entities, storage);
         }
         (value, queued)
     }
@@ -73,7 +73,7 @@ impl<W: Storages, const ALONE: bool> EachStorage<W> for Despawn<ALONE> {
     #[inline]
     fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
         if ALONE {
-            queued_in_step(world);
+            in_step::keep_queued_retiring(world);
             // `despawn` checked it is alive.
             world.allocator_mut(TOKEN).free_alive(self.0);
         } else {
@@ -97,40 +97,9 @@ struct Batch<'a, W: Storages> {
 
 impl<W: Storages> Drop for Batch<'_, W> {
     fn drop(&mut self) {
-        struct KeepInStep;
-        impl<W: Storages> EachStorage<W> for KeepInStep {
-            type Out<C> = ();
-            #[inline]
-            fn visit<C: Column<W>>(&mut self, world: &mut W) {
-                let (entities, storage) = C::split(world, TOKEN);
-                keep_in_step(entities, storage);
-            }
-        }
         if self.despawned > 0 {
-            self.world.each(&mut KeepInStep, TOKEN);
-            queued_in_step(self.world);
-            self.world.allocator_mut(TOKEN).renew_stamp();
+            in_step::retired_batch(self.world);
         }
-    }
-}
-
-/// As the allocator retires entities that no storage of the world holds
-/// any more (one, or a batch's): a storage in step stays so, stamped with
-/// the stamp the allocator takes next.
-#[inline]
-fn keep_in_step<T, K: Track>(entities: &EntityAllocator, storage: &mut SparseMap<T, K>) {
-    if storage.is_synced(entities.stamp()) {
-        storage.set_synced(entities.next_stamp());
-    }
-}
-
-/// The same for the world's own queue, whose entries of the retired
-/// entities were cancelled.
-#[inline]
-fn queued_in_step<W: Storages>(world: &mut W) {
-    let (entities, queued) = world.queued_split(TOKEN);
-    if queued.synced == entities.stamp() {
-        queued.synced = entities.next_stamp();
     }
 }
 
@@ -175,14 +144,13 @@ impl<W: Storages> EachStorage<W> for Clear {
         let queued = C::queue(&mut world.queued(TOKEN).queues, TOKEN).take();
         let (entities, storage) = C::split(world, TOKEN);
         let taken = storage.take_all();
-        storage.set_synced(entities.next_stamp());
+        in_step::keep_emptied(entities, storage);
         (taken, queued)
     }
 
     fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
-        let (entities, queued) = world.queued_split(TOKEN);
-        W::despawns(&mut queued.queues, TOKEN).clear();
-        queued.synced = entities.next_stamp();
+        W::despawns(&mut world.queued(TOKEN).queues, TOKEN).clear();
+        in_step::keep_queued_emptied(world);
         world.allocator_mut(TOKEN).clear();
         drop(outs);
     }

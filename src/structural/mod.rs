@@ -31,6 +31,7 @@ pub(crate) mod react;
 
 use crate::component::BundleParts;
 use crate::entity::OutOfIndices;
+use crate::in_step;
 use crate::plumbing::{ColumnAccess, Storages};
 pub(crate) use crate::queue::OnPresent;
 use crate::seal::TOKEN;
@@ -67,7 +68,8 @@ pub(crate) fn add<W: Contains<C>, C>(
 pub(crate) fn remove<W: Contains<C>, C>(world: &mut W, entity: Entity) -> Option<C> {
     react::leaving::<W, (C,)>(world, entity);
     let (entities, storage) = ColumnAccess::<C>::split(world);
-    storage.remove_in(entity, entities)
+    let alive = in_step::alive_in(storage, entities);
+    storage.remove_in(entity, alive)
 }
 
 /// Makes a new entity, after bringing every storage in step (a storage

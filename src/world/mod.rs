@@ -627,7 +627,8 @@ pub trait World: Storages {
     where
         Self: Contains<C>,
     {
-        self.sparse_map().get_in(entity, self.allocator(TOKEN))
+        self.sparse_map()
+            .get_in(entity, in_step::alive::<Self, C>(self))
     }
 
     /// `entity`'s `C`, mutably, if it has one.
@@ -647,7 +648,8 @@ pub trait World: Storages {
         Self: Contains<C>,
     {
         let (entities, storage) = ColumnAccess::<C>::split(self);
-        storage.get_mut_in(entity, entities)
+        let alive = in_step::alive_in(storage, entities);
+        storage.get_mut_in(entity, alive)
     }
 
     /// `true` if `entity` has a `C`.
@@ -1045,7 +1047,10 @@ pub trait World: Storages {
     /// ```
     fn query<'w, Q: Query<'w, Self>>(&'w self) -> QueryIter<'w, Q::Fetch> {
         const { assert!(Q::REQUIRED, "{}", NEEDS_REQUIRED) };
-        QueryIter::in_world(Q::fetch(self), self.allocator(TOKEN))
+        QueryIter::in_world(
+            Q::fetch(self),
+            in_step::alive_when(self, Q::in_step(self, TOKEN)),
+        )
     }
 
     /// A query that may write: `Q` is one of `&C`, `&mut C`, `Option<&C>`,
