@@ -15,24 +15,10 @@ use super::filters::{Added, Changed};
 use super::plan::{Column, Planner};
 use crate::change::{Filter, Tail, Tracked, Window};
 use crate::sparse_map::mark::Mark;
-use crate::sparse_map::{ChangedCursor, TrackedCursor, TrackedViewMut};
+use crate::sparse_map::track::ChangeLog;
+use crate::sparse_map::view::ByHandle;
+use crate::sparse_map::TrackedViewMut;
 use crate::{Entity, SparseMap};
-
-// ----- a tracked `&mut C` (its `Access` is `ViewMut`'s, in `fetch`) -----
-
-impl<'w, C> Cursor for TrackedCursor<'w, C> {
-    type Item = &'w mut C;
-
-    #[inline]
-    fn next(&mut self, entity: Entity, hint: usize) -> Option<&'w mut C> {
-        self.next_value(entity, hint)
-    }
-
-    #[inline(always)]
-    fn commit(&mut self, entity: Entity) {
-        TrackedCursor::commit(self, entity);
-    }
-}
 
 // ----- reading the values that changed -----
 
@@ -171,17 +157,57 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     fn take_marks(&mut self) {}
 }
 
+/// The cursor of `Changed<&mut C>` / `Added<&mut C>`: the values that pass
+/// its filter, taken out by handle (its candidates are not in dense order)
+/// and marked when the walk hands them out.
+#[derive(Debug)]
+pub struct ChangedCursor<'w, T> {
+    table: ByHandle<'w, T>,
+    log: Option<&'w mut ChangeLog>,
+    filter: Filter,
+    /// The storage slot of the value the last step found.
+    pending: Option<usize>,
+}
+
+impl<'w, T> ChangedCursor<'w, T> {
+    /// The cursor over `view`'s values that pass `filter`.
+    #[inline]
+    fn new(view: TrackedViewMut<'w, T>, filter: Filter) -> Self {
+        let (view, log) = view.into_parts();
+        ChangedCursor {
+            table: view.into_table(),
+            log,
+            filter,
+            pending: None,
+        }
+    }
+}
+
 impl<'w, C> Cursor for ChangedCursor<'w, C> {
     type Item = &'w mut C;
 
+    /// The value of `entity`, the driver's entity at place `hint`, if it
+    /// passes the filter; not marked yet (see [`commit`](Cursor::commit)).
     #[inline]
     fn next(&mut self, entity: Entity, hint: usize) -> Option<&'w mut C> {
-        self.next_value(entity, hint)
+        self.pending = None;
+        let log = self.log.as_deref()?;
+        let table = &self.table;
+        let offset = table.offset();
+        let slot = log.pass(self.filter, entity, hint, || {
+            Some(offset + table.slot(entity, hint)?)
+        })?;
+        let value = self.table.take(slot.checked_sub(offset)?)?;
+        self.pending = Some(slot);
+        Some(value)
     }
 
+    /// Marks the value the last step found: it is handed out.
     #[inline(always)]
     fn commit(&mut self, entity: Entity) {
-        ChangedCursor::commit(self, entity);
+        if let (Some(slot), Some(log)) = (self.pending.take(), &mut self.log) {
+            log.changed(slot, entity);
+        }
     }
 }
 
@@ -294,7 +320,7 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
     /// hands out its values by handle.
     #[inline]
     fn into_cursor(self) -> ChangedCursor<'w, C> {
-        self.view.into_changed_cursor(self.filter)
+        ChangedCursor::new(self.view, self.filter)
     }
 
     /// Never: each candidate is checked against the log.

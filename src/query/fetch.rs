@@ -13,7 +13,8 @@ use super::filters::{Maybe, With, Without};
 use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
 use crate::change::{Track, Tracked, Untracked};
-use crate::sparse_map::{Order, TrackedCursor, TrackedMarks, TrackedViewMut, ViewMut};
+use crate::sparse_map::track::ChangeLog;
+use crate::sparse_map::{Order, TrackedMarks, TrackedViewMut, ViewMut};
 use crate::{Entity, SparseMap};
 
 /// Storages borrowed for a query, for `'w`: `&SparseMap<C>` (reads),
@@ -552,10 +553,58 @@ impl_written_column!(
 impl_written_column!(
     TrackedViewMut,
     TrackedCursor,
-    TrackedViewMut::into_cursor,
+    TrackedCursor::new,
     TrackedMarks<'w>,
     TrackedViewMut::take_marks
 );
+
+/// The cursor of a tracked written column: its values in dense order if
+/// it drives the walk, by handle otherwise (see [`Order`]), each marked
+/// when the walk hands it out.
+#[derive(Debug)]
+pub struct TrackedCursor<'w, T> {
+    order: Order<'w, T>,
+    /// The storage slot of view slot 0.
+    offset: usize,
+    log: Option<&'w mut ChangeLog>,
+    /// The view slot of the value the last step found.
+    pending: Option<usize>,
+}
+
+impl<'w, T> TrackedCursor<'w, T> {
+    /// The cursor over `view`'s values.
+    #[inline]
+    pub(crate) fn new(view: TrackedViewMut<'w, T>) -> Self {
+        let (view, log) = view.into_parts();
+        TrackedCursor {
+            offset: view.offset(),
+            order: view.into_order(),
+            log,
+            pending: None,
+        }
+    }
+}
+
+impl<'w, C> Cursor for TrackedCursor<'w, C> {
+    type Item = &'w mut C;
+
+    /// The value of `entity`, the driver's entity at place `hint`, not
+    /// marked yet (see [`commit`](Cursor::commit)).
+    #[inline]
+    fn next(&mut self, entity: Entity, hint: usize) -> Option<&'w mut C> {
+        let found = self.order.next(entity, hint);
+        self.pending = found.as_ref().map(|&(slot, _)| slot);
+        found.map(|(_, value)| value)
+    }
+
+    /// Marks the value the last step found: it is handed out.
+    #[inline(always)]
+    fn commit(&mut self, entity: Entity) {
+        if let (Some(slot), Some(log)) = (self.pending.take(), &mut self.log) {
+            log.changed(self.offset + slot, entity);
+        }
+    }
+}
 
 /// The cursor of a written column: its values in dense order if it drives
 /// the walk, taken out by handle otherwise (see [`Cursor`]).

@@ -26,7 +26,7 @@ mod set;
 #[cfg(test)]
 mod tests;
 pub(crate) mod track;
-mod view;
+pub(crate) mod view;
 
 pub(crate) use index::EntityIndex;
 pub use iter::{Iter, IterMut};
@@ -34,7 +34,7 @@ use mark::{Mark, MarkSlot};
 use pages::EMPTY;
 use set::SparseSet;
 pub(crate) use view::Order;
-pub(crate) use view::{ChangedCursor, TrackedCursor, TrackedMarks};
+pub(crate) use view::TrackedMarks;
 pub use view::{TrackedViewMut, ViewMut};
 
 /// The storage of one component type: which entities have a `T`, and their

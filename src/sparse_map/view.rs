@@ -238,6 +238,12 @@ impl<'w, T> ViewMut<'w, T> {
         self.drives = core::ptr::eq(self.dense, driver);
     }
 
+    /// The storage slot of view slot 0 (0 unless the view is a window).
+    #[inline]
+    pub(crate) fn offset(&self) -> usize {
+        self.offset
+    }
+
     /// How a cursor hands out the values: in dense order if the view
     /// drives the walk, by handle otherwise.
     #[inline]
@@ -254,7 +260,7 @@ impl<'w, T> ViewMut<'w, T> {
 
     /// The values in a table, to be taken out by handle.
     #[inline]
-    fn into_table(self) -> ByHandle<'w, T> {
+    pub(crate) fn into_table(self) -> ByHandle<'w, T> {
         ByHandle {
             sparse: self.sparse,
             dense: self.dense,
@@ -538,29 +544,11 @@ impl<'w, T> TrackedViewMut<'w, T> {
         self.view.set_driver(driver);
     }
 
-    /// The values in dense order if the view drives the walk, by handle
-    /// otherwise (see [`Order`]), each marked as it is handed out.
+    /// The view and its log, apart: for a cursor that hands values out one
+    /// at a time and marks each itself (the query's cursors).
     #[inline]
-    pub(crate) fn into_cursor(self) -> TrackedCursor<'w, T> {
-        TrackedCursor {
-            offset: self.view.offset,
-            order: self.view.into_order(),
-            log: self.log,
-            pending: None,
-        }
-    }
-
-    /// The values by handle, each handed out (and marked) if it passes
-    /// `filter`: the cursor of `Changed<&mut C>`, whose candidates are not
-    /// in dense order.
-    #[inline]
-    pub(crate) fn into_changed_cursor(self, filter: Filter) -> ChangedCursor<'w, T> {
-        ChangedCursor {
-            table: self.view.into_table(),
-            log: self.log,
-            filter,
-            pending: None,
-        }
+    pub(crate) fn into_parts(self) -> (ViewMut<'w, T>, Option<&'w mut ChangeLog>) {
+        (self.view, self.log)
     }
 
     /// Takes the marking out of the view: from now on it hands out its
@@ -634,74 +622,6 @@ impl TrackedMarks<'_> {
             for (i, &entity) in self.dense[slots.clone()].iter().enumerate() {
                 log.changed(self.offset + slots.start + i, entity);
             }
-        }
-    }
-}
-
-/// The cursor of a tracked written column: its values in dense order if
-/// it drives the walk, by handle otherwise, each marked when the walk
-/// hands it out.
-#[derive(Debug)]
-pub struct TrackedCursor<'w, T> {
-    order: Order<'w, T>,
-    offset: usize,
-    log: Option<&'w mut ChangeLog>,
-    /// The view slot of the value the last step found.
-    pending: Option<usize>,
-}
-
-impl<'w, T> TrackedCursor<'w, T> {
-    /// The value of `entity`, the driver's entity at place `hint`, not
-    /// marked yet (see [`commit`](Self::commit)).
-    #[inline]
-    pub(crate) fn next_value(&mut self, entity: Entity, hint: usize) -> Option<&'w mut T> {
-        let found = self.order.next(entity, hint);
-        self.pending = found.as_ref().map(|&(slot, _)| slot);
-        found.map(|(_, value)| value)
-    }
-
-    /// Marks the value the last step found: it is handed out.
-    #[inline]
-    pub(crate) fn commit(&mut self, entity: Entity) {
-        if let (Some(slot), Some(log)) = (self.pending.take(), &mut self.log) {
-            log.changed(self.offset + slot, entity);
-        }
-    }
-}
-
-/// The cursor of `Changed<&mut C>` / `Added<&mut C>`: the values that pass
-/// its filter, taken out by handle and marked when the walk hands them out.
-#[derive(Debug)]
-pub struct ChangedCursor<'w, T> {
-    table: ByHandle<'w, T>,
-    log: Option<&'w mut ChangeLog>,
-    filter: Filter,
-    /// The storage slot of the value the last step found.
-    pending: Option<usize>,
-}
-
-impl<'w, T> ChangedCursor<'w, T> {
-    /// The value of `entity`, the driver's entity at place `hint`, if it
-    /// passes the filter; not marked yet (see [`commit`](Self::commit)).
-    #[inline]
-    pub(crate) fn next_value(&mut self, entity: Entity, hint: usize) -> Option<&'w mut T> {
-        self.pending = None;
-        let log = self.log.as_deref()?;
-        let table = &self.table;
-        let offset = table.offset();
-        let slot = log.pass(self.filter, entity, hint, || {
-            Some(offset + table.slot(entity, hint)?)
-        })?;
-        let value = self.table.take(slot.checked_sub(offset)?)?;
-        self.pending = Some(slot);
-        Some(value)
-    }
-
-    /// Marks the value the last step found: it is handed out.
-    #[inline]
-    pub(crate) fn commit(&mut self, entity: Entity) {
-        if let (Some(slot), Some(log)) = (self.pending.take(), &mut self.log) {
-            log.changed(slot, entity);
         }
     }
 }
