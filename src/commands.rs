@@ -7,10 +7,10 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::component::BundleParts;
 use crate::deferred::{self, Applier};
 use crate::entity::RESERVATION_LIMIT;
 use crate::in_step;
+use crate::plumbing::BundleParts;
 use crate::plumbing::{ColumnAccess, Storages};
 use crate::queue::OnPresent;
 use crate::seal::TOKEN;

@@ -3,7 +3,8 @@
 //! the world, the bound to write in generic code) and [`Bundle`] (several
 //! components to spawn an entity with).
 
-use crate::plumbing::{Column, ColumnAccess, Storages};
+use crate::plumbing::{BundleParts, Column, ColumnAccess, ColumnOf, DistinctComponents, Storages};
+use crate::query::Writable;
 use crate::seal::TOKEN;
 use crate::SparseMap;
 
@@ -46,7 +47,7 @@ use crate::SparseMap;
     label = "`{W}` has no storage for `{Self}`",
     note = "add `{Self}` to the component list in the `world!` declaration of `{W}`"
 )]
-pub trait Component<W: Storages>: Column<W> {
+pub trait Component<W: Storages>: Column<W, Track: Writable<Self>> {
     /// The position of this component's storage among `W`'s fields, counting
     /// from 0: distinct for every component of one world, which is how the
     /// same component twice is caught at compile time.
@@ -91,13 +92,16 @@ pub trait Component<W: Storages>: Column<W> {
     label = "`{Self}` has no storage for `{C}`",
     note = "add `{C}` to the component list in the `world!` declaration of `{Self}`"
 )]
-pub trait Contains<C>: ColumnAccess<C> {
+pub trait Contains<C>: ColumnAccess<C> + ColumnOf<C, Track: Writable<C>> {
     /// The position of `C`'s storage among the world's fields, counting from
     /// 0 ([`Component::INDEX`]).
     const INDEX: usize;
 }
 
-impl<W: Storages, C: Column<W>> Component<W> for C {
+impl<W: Storages, C: Column<W>> Component<W> for C
+where
+    C::Track: Writable<C>,
+{
     const INDEX: usize = C::FIELD;
 
     #[inline]
@@ -111,7 +115,13 @@ impl<W: Storages, C: Column<W>> Component<W> for C {
     }
 }
 
-impl<W: Storages, C: Column<W>> Contains<C> for W {
+// The bound on `Track` is what lets generic code write `&mut C` in a query:
+// `W: Contains<C>` alone proves that `C`'s storage lends a written column,
+// tracked or not.
+impl<W: Storages, C: Column<W>> Contains<C> for W
+where
+    C::Track: Writable<C>,
+{
     const INDEX: usize = C::FIELD;
 }
 
@@ -157,87 +167,36 @@ pub trait Bundle<W: Storages>: BundleParts<W> + DistinctComponents<W> {}
 
 impl<W: Storages, B: BundleParts<W> + DistinctComponents<W>> Bundle<W> for B {}
 
-pub use parts::BundleParts;
-
-/// The plumbing of a bundle: what spawning needs of it. Sealed: only the
-/// tuples below implement it, and its methods take a [`Token`] only this
-/// crate can make, so no other code can push values past the world's checks.
-pub(crate) mod parts {
-    use crate::indices::{all_distinct, DUPLICATE_IN_BUNDLE};
-    use crate::plumbing::Storages;
-    use crate::seal::Token;
-    use crate::Entity;
-
-    /// The shape of a bundle: a tuple of up to 16 components of `W`. What
-    /// the [`World`](crate::World) trait's spawning methods take, so that
-    /// code generic over the world can spawn; unlike [`Bundle`](super::Bundle)
-    /// it does not prove that each component appears once (the methods
-    /// check that when the program is built). Sealed: its methods take a
-    /// token only this crate can make.
-    ///
-    /// ```
-    /// use typed_ecs::prelude::*;
-    ///
-    /// struct Pos(i32);
-    /// struct Vel(i32);
-    /// world! { struct Game<Pos, Vel>; }
-    ///
-    /// // Generic over the world: any world with both components.
-    /// fn spawn_mover<W: World + Contains<Pos> + Contains<Vel>>(world: &mut W) -> Entity {
-    ///     world.spawn_with((Pos(0), Vel(1)))
-    /// }
-    ///
-    /// let mut world = Game::new();
-    /// let e = spawn_mover(&mut world);
-    /// assert!(world.has::<Vel>(e));
-    /// ```
-    pub trait BundleParts<W: Storages>: Sized {
-        /// Number of components in the bundle.
-        const LEN: usize;
-
-        /// The storage index of each component, in order.
-        const INDICES: &'static [usize];
-
-        /// Evaluated where a bundle is spawned (inside the user-facing
-        /// method, so that a build error's last note points at the caller's
-        /// line): fails the build if a component appears twice.
-        const EACH_COMPONENT_ONCE: () =
-            assert!(all_distinct(Self::INDICES), "{}", DUPLICATE_IN_BUNDLE);
-
-        /// Adds every component to `entity`, which was just spawned (so has
-        /// no component at all), in storages in step with the world. The
-        /// caller then lets the groups take it in (`group::entered`).
-        fn insert_into(self, world: &mut W, entity: Entity, token: Token);
-
-        /// Queues an add of every component to `entity` in a command buffer.
-        fn queue_into(self, queues: &mut <W as Storages>::Queues, entity: Entity, token: Token);
-
-        /// Makes room for `additional` more values in each component's
-        /// storage.
-        fn reserve(world: &mut W, additional: usize, token: Token);
-
-        /// Pushes every component's value, for the entity a batch spawn will
-        /// [`attach`](BundleParts::attach).
-        fn push_values(self, world: &mut W, token: Token);
-
-        /// Gives the values pushed by `push_values` their entities.
-        fn attach(world: &mut W, entities: &[Entity], token: Token);
-
-        /// Gives the values pushed by `push_values` their entities: the
-        /// `Fresh` run (see `entity.rs`) of `len` entities from the
-        /// index `start`.
-        fn attach_fresh(world: &mut W, start: u32, len: u32, token: Token);
-    }
-}
-
-/// The half of [`Bundle`] that the type checker proves: the tuple's
-/// components are different components of `W`, each pair meeting a
-/// `Differ` bound on their storage indices as types. Not public API:
-/// write `Bundle<W>`.
-#[doc(hidden)] // Reached through `Bundle` only.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` may hold a component of `{W}` twice",
-    label = "not known to hold each component once",
-    note = "bound the bundle by `Bundle<{W}>`, which includes this check"
-)]
-pub trait DistinctComponents<W> {}
+/// The type of `W`'s field for the component `C`: `SparseMap<C>` if `W`
+/// does not track `C`, `SparseMap<C, Tracked>` if it does. Write it where a
+/// system or a generic function names a storage, and it keeps compiling
+/// when tracking is turned on or off, or in any world that has `C`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+/// world! { struct Plain<Pos, Vel>; }
+/// world! { struct Watched<Pos, Vel>; tracked (Pos); }
+///
+/// // One system for both worlds: it names the storages generically.
+/// fn movement<W: World + Contains<Pos> + Contains<Vel>>(
+///     pos: &mut StorageOf<W, Pos>,
+///     vel: &StorageOf<W, Vel>,
+/// ) {
+///     join((pos, vel)).for_each(|_, (p, v)| p.0 += v.0);
+/// }
+///
+/// let mut plain = Plain::new();
+/// plain.spawn_with((Pos(0.0), Vel(1.0)));
+/// Schedule::new().add_system(movement::<Plain>).run(&mut plain);
+///
+/// let mut watched = Watched::new();
+/// let e = watched.spawn_with((Pos(0.0), Vel(2.0)));
+/// watched.clear_changes();
+/// Schedule::new().add_system(movement::<Watched>).run(&mut watched);
+/// assert_eq!(watched.get::<Pos>(e).unwrap().0, 2.0);
+/// assert_eq!(watched.query::<Changed<&Pos>>().count(), 1);
+/// ```
+pub type StorageOf<W, C> = SparseMap<C, <W as ColumnOf<C>>::Track>;

@@ -14,10 +14,10 @@
 //! dead entities.
 
 use crate::entity::{Alive, EntityAllocator};
-use crate::plumbing::{Column, Deferred, EachStorage, EachStorageRef, Storages};
+use crate::plumbing::{Column, ColumnAccess, Deferred, EachStorage, EachStorageRef, Storages};
 use crate::seal::TOKEN;
 use crate::sparse_map::track::Track;
-use crate::{Contains, SparseMap};
+use crate::SparseMap;
 use alloc::vec::Vec;
 
 /// Which entries of `storage` count for the world whose allocator is
@@ -37,7 +37,7 @@ pub(crate) fn alive_in<'a, T, K: Track>(
 
 /// Which entries of `C`'s storage count for `world` (see [`alive_in`]).
 #[inline(always)]
-pub(crate) fn alive<W: Contains<C>, C>(world: &W) -> Alive<'_> {
+pub(crate) fn alive<W: ColumnAccess<C>, C>(world: &W) -> Alive<'_> {
     alive_in(world.sparse_map(), world.allocator(TOKEN))
 }
 
@@ -54,14 +54,14 @@ pub(crate) fn alive_when<W: Storages>(world: &W, all_in_step: bool) -> Alive<'_>
 
 /// `true` if `C`'s storage is in step with `world`'s allocator.
 #[inline(always)]
-pub(crate) fn is_in_step<W: Contains<C>, C>(world: &W) -> bool {
+pub(crate) fn is_in_step<W: ColumnAccess<C>, C>(world: &W) -> bool {
     matches!(alive::<W, C>(world), Alive::All)
 }
 
 /// Brings `C`'s storage in step with the world's allocator: one comparison
 /// when it already is.
 #[inline]
-pub(crate) fn sync<W: Contains<C>, C>(world: &mut W) {
+pub(crate) fn sync<W: ColumnAccess<C>, C>(world: &mut W) {
     if !is_in_step::<W, C>(world) {
         forget_dead::<W, C>(world);
     }
@@ -74,7 +74,7 @@ pub(crate) fn sync<W: Contains<C>, C>(world: &mut W) {
 /// came from elsewhere), so nothing reacts to their going.
 #[cold]
 #[inline(never)]
-fn forget_dead<W: Contains<C>, C>(world: &mut W) {
+fn forget_dead<W: ColumnAccess<C>, C>(world: &mut W) {
     let entities = world.allocator(TOKEN);
     let dead = world
         .sparse_map()
@@ -160,7 +160,7 @@ pub(crate) fn sync_all<W: Storages>(world: &mut W) {
 /// them if it is in step with the allocator, else those whose entity is
 /// alive.
 #[inline]
-pub(crate) fn live_len<W: Contains<C>, C>(world: &W) -> usize {
+pub(crate) fn live_len<W: ColumnAccess<C>, C>(world: &W) -> usize {
     let (entities, storage) = (world.allocator(TOKEN), world.sparse_map());
     if storage.is_synced(entities.stamp()) {
         storage.len()
@@ -174,7 +174,7 @@ pub(crate) fn live_len<W: Contains<C>, C>(world: &W) -> usize {
 /// The dense slot of the `index`-th entry of `C`'s storage, as the world
 /// sees it (see [`live_len`]).
 #[inline]
-pub(crate) fn dense_slot<W: Contains<C>, C>(world: &W, index: usize) -> Option<usize> {
+pub(crate) fn dense_slot<W: ColumnAccess<C>, C>(world: &W, index: usize) -> Option<usize> {
     let (entities, storage) = (world.allocator(TOKEN), world.sparse_map());
     if storage.is_synced(entities.stamp()) {
         (index < storage.len()).then_some(index)

@@ -201,10 +201,11 @@ pub use crate::change::{Mut, Track, Tracked, Untracked};
 #[cfg(feature = "testing")]
 pub use crate::commands::advance_reservations_for_tests;
 pub use crate::commands::{ApplyReport, CommandKind, Commands, RejectReason, Rejected};
-pub use crate::component::{Bundle, BundleParts, Component, Contains};
+pub use crate::component::{Bundle, Component, Contains, StorageOf};
 pub use crate::entity::{Entity, EntityAllocator, EntityIter};
 pub use crate::error::{AddError, AddErrorKind, SpawnError};
 pub use crate::group::Group;
+pub use crate::plumbing::BundleParts;
 pub use crate::query::{
     join, Added, Changed, ChangedMut, ChangedRef, Fetch, FetchItem, Filter, IntoFetch, Join, Maybe,
     Or, Query, QueryItem, QueryIter, QueryMut, QueryParts, QueryTerm, ReadOnly, With, Without,
@@ -234,8 +235,8 @@ pub mod prelude {
     pub use crate::world;
     pub use crate::{
         join, named, Added, Bundle, Changed, Commands, Component, Contains, Entity,
-        EntityAllocator, Maybe, Mut, Or, Query, QueryMut, Schedule, Seen, SparseMap, Tracked,
-        Untracked, With, Without, World,
+        EntityAllocator, Maybe, Mut, Or, Query, QueryMut, Schedule, Seen, SparseMap, StorageOf,
+        Tracked, Untracked, With, Without, World,
     };
 }
 

@@ -35,7 +35,7 @@ use core::mem;
 /// [`World`](crate::World) methods, which every `Storages` gets. Not public
 /// API: named only as `typed_ecs::__private::Storages`, by the macro; its
 /// methods take a [`Token`].
-pub trait Storages: Sized {
+pub trait Storages: Sized + 'static {
     /// The world's type name, as written in `world!`.
     const WORLD: &'static str;
 
@@ -225,10 +225,19 @@ impl<W: Storages, C: Column<W>> ColumnOf<C> for W {
     type Track = C::Track;
 }
 
-/// What this crate does with a world's storage of `C`, given `W:
-/// Contains<C>`. Crate-private: a bound `W: Contains<C>` reaches none of
-/// it.
+/// What this crate does with a world's storage of `C`: the bound the
+/// layers below the public [`Contains`](crate::Contains) write (it implies
+/// this one). Crate-private: a bound `W: Contains<C>` reaches none of it.
+#[diagnostic::on_unimplemented(
+    message = "`{C}` is not a component of `{Self}`",
+    label = "`{Self}` has no storage for `{C}`",
+    note = "add `{C}` to the component list in the `world!` declaration of `{Self}`"
+)]
 pub(crate) trait ColumnAccess<C>: ColumnOf<C> {
+    /// The position of `C`'s storage among the world's fields
+    /// ([`Column::FIELD`]).
+    const INDEX: usize;
+
     /// See [`Column::take`].
     fn take<'a>(parts: &mut Self::Parts<'a>) -> &'a mut SparseMap<C, Self::Track>
     where
@@ -247,11 +256,20 @@ pub(crate) trait ColumnAccess<C>: ColumnOf<C> {
     /// The storage of `C` (see [`Column::field`]).
     fn sparse_map(&self) -> &SparseMap<C, Self::Track>;
 
+    /// `C`'s slot in a split for systems (see [`Column::slot`]).
+    fn slot<'a, 'b>(
+        borrows: &'b mut Self::Borrows<'a>,
+    ) -> &'b mut Slot<'a, SparseMap<C, Self::Track>>
+    where
+        Self: 'a;
+
     /// The storage of `C`, mutably (see [`Column::field_mut`]).
     fn sparse_map_mut(&mut self) -> &mut SparseMap<C, Self::Track>;
 }
 
 impl<W: Storages, C: Column<W>> ColumnAccess<C> for W {
+    const INDEX: usize = C::FIELD;
+
     #[inline]
     fn take<'a>(parts: &mut W::Parts<'a>) -> &'a mut SparseMap<C, C::Track>
     where
@@ -279,6 +297,14 @@ impl<W: Storages, C: Column<W>> ColumnAccess<C> for W {
     #[inline]
     fn sparse_map(&self) -> &SparseMap<C, C::Track> {
         C::field(self, TOKEN)
+    }
+
+    #[inline]
+    fn slot<'a, 'b>(borrows: &'b mut W::Borrows<'a>) -> &'b mut Slot<'a, SparseMap<C, C::Track>>
+    where
+        W: 'a,
+    {
+        C::slot(borrows, TOKEN)
     }
 
     #[inline]
@@ -457,3 +483,90 @@ where
         self.queues.fmt(f)
     }
 }
+
+// ----- bundles: what spawning needs of a tuple of components -----
+
+pub use parts::BundleParts;
+
+/// The plumbing of a bundle: what spawning needs of it. Sealed: only the
+/// tuples below implement it, and its methods take a [`Token`] only this
+/// crate can make, so no other code can push values past the world's checks.
+pub(crate) mod parts {
+    use super::Storages;
+    use crate::indices::{all_distinct, DUPLICATE_IN_BUNDLE};
+    use crate::seal::Token;
+    use crate::Entity;
+
+    /// The shape of a bundle: a tuple of up to 16 components of `W`. What
+    /// the [`World`](crate::World) trait's spawning methods take, so that
+    /// code generic over the world can spawn; unlike [`Bundle`](crate::Bundle)
+    /// it does not prove that each component appears once (the methods
+    /// check that when the program is built). Sealed: its methods take a
+    /// token only this crate can make.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Pos(i32);
+    /// struct Vel(i32);
+    /// world! { struct Game<Pos, Vel>; }
+    ///
+    /// // Generic over the world: any world with both components.
+    /// fn spawn_mover<W: World + Contains<Pos> + Contains<Vel>>(world: &mut W) -> Entity {
+    ///     world.spawn_with((Pos(0), Vel(1)))
+    /// }
+    ///
+    /// let mut world = Game::new();
+    /// let e = spawn_mover(&mut world);
+    /// assert!(world.has::<Vel>(e));
+    /// ```
+    pub trait BundleParts<W: Storages>: Sized {
+        /// Number of components in the bundle.
+        const LEN: usize;
+
+        /// The storage index of each component, in order.
+        const INDICES: &'static [usize];
+
+        /// Evaluated where a bundle is spawned (inside the user-facing
+        /// method, so that a build error's last note points at the caller's
+        /// line): fails the build if a component appears twice.
+        const EACH_COMPONENT_ONCE: () =
+            assert!(all_distinct(Self::INDICES), "{}", DUPLICATE_IN_BUNDLE);
+
+        /// Adds every component to `entity`, which was just spawned (so has
+        /// no component at all), in storages in step with the world. The
+        /// caller then lets the groups take it in (`group::entered`).
+        fn insert_into(self, world: &mut W, entity: Entity, token: Token);
+
+        /// Queues an add of every component to `entity` in a command buffer.
+        fn queue_into(self, queues: &mut <W as Storages>::Queues, entity: Entity, token: Token);
+
+        /// Makes room for `additional` more values in each component's
+        /// storage.
+        fn reserve(world: &mut W, additional: usize, token: Token);
+
+        /// Pushes every component's value, for the entity a batch spawn will
+        /// [`attach`](BundleParts::attach).
+        fn push_values(self, world: &mut W, token: Token);
+
+        /// Gives the values pushed by `push_values` their entities.
+        fn attach(world: &mut W, entities: &[Entity], token: Token);
+
+        /// Gives the values pushed by `push_values` their entities: the
+        /// `Fresh` run (see `entity.rs`) of `len` entities from the
+        /// index `start`.
+        fn attach_fresh(world: &mut W, start: u32, len: u32, token: Token);
+    }
+}
+
+/// The half of [`Bundle`] that the type checker proves: the tuple's
+/// components are different components of `W`, each pair meeting a
+/// `Differ` bound on their storage indices as types. Not public API:
+/// write `Bundle<W>`.
+#[doc(hidden)] // Reached through `Bundle` only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` may hold a component of `{W}` twice",
+    label = "not known to hold each component once",
+    note = "bound the bundle by `Bundle<{W}>`, which includes this check"
+)]
+pub trait DistinctComponents<W> {}

@@ -42,7 +42,7 @@ use crate::in_step;
 use crate::plumbing::{Column, ColumnAccess, Storages};
 use crate::queue::Queue;
 use crate::seal::TOKEN;
-use crate::{Contains, Entity, EntityAllocator, SparseMap};
+use crate::{Entity, EntityAllocator, SparseMap};
 
 // ----- Entity: a pair (index, generation) -----
 
@@ -296,14 +296,14 @@ impl<W: Storages, C> fmt::Debug for LiveStorage<'_, W, C> {
 }
 
 /// `world`'s storage of `C` and its queued changes, ready to be saved.
-pub fn live_storage<W: Contains<C>, C>(world: &W) -> LiveStorage<'_, W, C> {
+pub fn live_storage<W: ColumnAccess<C>, C>(world: &W) -> LiveStorage<'_, W, C> {
     LiveStorage {
         world,
         component: PhantomData,
     }
 }
 
-impl<W: Contains<C>, C: Serialize> Serialize for LiveStorage<'_, W, C> {
+impl<W: ColumnAccess<C>, C: Serialize> Serialize for LiveStorage<'_, W, C> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let entities = self.world.allocator(TOKEN);
         let storage = self.world.sparse_map();
@@ -410,7 +410,7 @@ impl<W: Storages, C: Column<W>> LoadedColumn<W, C> {
 /// Queues the changes saved with `column` in `world`'s own queue: its
 /// removals, then its adds, each in order. No list may name one entity
 /// twice, or two generations of one index.
-pub fn load_queued<W: Contains<C>, C: Column<W>>(
+pub fn load_queued<W: ColumnAccess<C>, C: Column<W>>(
     world: &mut W,
     column: LoadedColumn<W, C>,
 ) -> Result<(), String> {

@@ -376,9 +376,8 @@ const LAYERS: &[&[&str]] = &[
     &["queue"],
     // The plumbing `world!` implements.
     &["plumbing"],
-    // What a world's type says of its components; change detection's
-    // observers.
-    &["component", "change"],
+    // Change detection's observers.
+    &["change"],
     // Storages in step with their world.
     &["in_step"],
     // Owning groups.
@@ -388,6 +387,10 @@ const LAYERS: &[&[&str]] = &[
     // Changes applied later (the one apply loop); queries; the invariants'
     // checks.
     &["deferred", "query", "invariants"],
+    // What a world's type says of its components, for users: `Contains<C>`
+    // (it implies that `C`'s storage lends a written query column, so it
+    // sits above the queries), `Component`, `Bundle`.
+    &["component"],
     // Command buffers, applied by the loop in `deferred`.
     &["commands"],
     // Systems.

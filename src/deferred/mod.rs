@@ -50,7 +50,7 @@ use crate::error::AddErrorKind;
 use crate::plumbing::{Column, ColumnAccess, EachStorage, Storages};
 use crate::queue::{OnPresent, QueueRefusal};
 use crate::seal::TOKEN;
-use crate::{Contains, Entity};
+use crate::Entity;
 
 pub use self::report::{CommandKind, RejectReason};
 
@@ -218,7 +218,7 @@ fn alive<W: Storages, A: Applier>(world: &W, how: &A, entity: Entity) -> Option<
 }
 
 /// Applies the removals queued for `C`, in order.
-fn apply_removals<W: Contains<C>, C, A: Applier>(
+fn apply_removals<W: ColumnAccess<C>, C, A: Applier>(
     world: &mut W,
     queues: &mut W::Queues,
     how: &mut A,
@@ -239,7 +239,7 @@ fn apply_removals<W: Contains<C>, C, A: Applier>(
 }
 
 /// Applies the additions queued for `C`, in order.
-fn apply_additions<W: Contains<C>, C, A: Applier>(
+fn apply_additions<W: ColumnAccess<C>, C, A: Applier>(
     world: &mut W,
     queues: &mut W::Queues,
     how: &mut A,
@@ -276,7 +276,7 @@ fn apply_additions<W: Contains<C>, C, A: Applier>(
 
 /// Queues `value` to be added to `entity`, which the caller knows is alive,
 /// at the next sync point; or says why not and hands it back.
-pub(crate) fn queue_add<W: Contains<C>, C>(
+pub(crate) fn queue_add<W: ColumnAccess<C>, C>(
     world: &mut W,
     entity: Entity,
     value: C,
@@ -298,7 +298,7 @@ pub(crate) fn queue_add<W: Contains<C>, C>(
 }
 
 /// Queues the removal of `entity`'s `C`, which the caller knows is alive.
-pub(crate) fn queue_remove<W: Contains<C>, C>(world: &mut W, entity: Entity) {
+pub(crate) fn queue_remove<W: ColumnAccess<C>, C>(world: &mut W, entity: Entity) {
     crate::in_step::sync_queued(world);
     <W as ColumnAccess<C>>::queue(&mut world.queued(TOKEN).queues).queue_remove(entity);
 }

@@ -8,8 +8,8 @@
 //! `leaving`, `leaving_all`, `refresh`, `check`: each a visitor over the
 //! world's groups). `upkeep.rs` packs and unpacks one group.
 
-use crate::component::parts::BundleParts;
 use crate::indices::{covers, overlaps};
+use crate::plumbing::BundleParts;
 #[cfg(any(feature = "testing", feature = "serde"))]
 use crate::plumbing::EachGroupRef;
 use crate::plumbing::{EachGroup, Packing, Storages};

@@ -6,17 +6,17 @@ use crate::in_step;
 use crate::plumbing::ColumnAccess;
 use crate::plumbing::{Packing, Storages};
 use crate::seal::{Token, TOKEN};
-use crate::{Contains, Entity};
+use crate::Entity;
 
 macro_rules! impl_group {
     ($size:literal; $first:ident $(, $rest:ident = $member:literal)+) => {
         #[allow(non_snake_case)]
         impl<W, $first, $($rest),+> Packing<W> for ($first, $($rest,)+)
         where
-            W: Storages + Contains<$first> $(+ Contains<$rest>)+,
+            W: Storages + ColumnAccess<$first> $(+ ColumnAccess<$rest>)+,
         {
             const INDICES: &'static [usize] =
-                &[<W as Contains<$first>>::INDEX $(, <W as Contains<$rest>>::INDEX)+];
+                &[<W as ColumnAccess<$first>>::INDEX $(, <W as ColumnAccess<$rest>>::INDEX)+];
 
             #[inline]
             fn len(world: &W) -> Option<usize> {

@@ -408,7 +408,7 @@ macro_rules! __world_checked {
 macro_rules! __world_groups {
     ($name:ident $( group ( $($group:ty),+ ) ; )*) => {
         /// The `INDEX` of every grouped component, group after group.
-        const __GROUPED: &[usize] = &[$($(<$group as $crate::Component<$name>>::INDEX,)+)*];
+        const __GROUPED: &[usize] = &[$($(<$group as $crate::__private::Column<$name>>::FIELD,)+)*];
 
         // Each component belongs to at most one owning group.
         const _: () = $crate::__private::core::assert!(

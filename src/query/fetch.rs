@@ -1102,17 +1102,27 @@ impl<'w, C, K: Track> FromStorage<'w, C, K> for Without<&'w SparseMap<C, K>> {
 /// The column a storage of kind `Self` lends for `&mut C`: a [`ViewMut`]
 /// if untracked, a [`TrackedViewMut`] (which marks what it hands out) if
 /// tracked. Sealed.
-pub trait Writable<'w, C: 'static>: Track {
-    /// The written column.
-    type View: Access<'w> + FromStorage<'w, C, Self>;
+pub trait Writable<C>: Track {
+    /// The written column, borrowed for `'w`.
+    type View<'w>: Access<'w>
+        + FromStorage<'w, C, Self>
+        + for<'a> FetchItem<'w, Item<'a> = &'a mut C>
+    where
+        C: 'w;
 }
 
-impl<'w, C: 'static> Writable<'w, C> for Untracked {
-    type View = ViewMut<'w, C>;
+impl<C: 'static> Writable<C> for Untracked {
+    type View<'w>
+        = ViewMut<'w, C>
+    where
+        C: 'w;
 }
 
-impl<'w, C: 'static> Writable<'w, C> for Tracked {
-    type View = TrackedViewMut<'w, C>;
+impl<C: 'static> Writable<C> for Tracked {
+    type View<'w>
+        = TrackedViewMut<'w, C>
+    where
+        C: 'w;
 }
 
 // ----- borrowed storages into fetches: `join` -----
@@ -1152,11 +1162,11 @@ impl<'w, C: 'static, K: Track> IntoFetch<'w> for &'w SparseMap<C, K> {
     }
 }
 
-impl<'w, C: 'static, K: Writable<'w, C>> IntoFetch<'w> for &'w mut SparseMap<C, K> {
-    type Fetch = K::View;
+impl<'w, C: 'static, K: Writable<C>> IntoFetch<'w> for &'w mut SparseMap<C, K> {
+    type Fetch = K::View<'w>;
 
     #[inline]
-    fn into_fetch(self) -> K::View {
+    fn into_fetch(self) -> K::View<'w> {
         K::View::from_storage(self)
     }
 }

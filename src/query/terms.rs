@@ -11,7 +11,7 @@ use crate::indices::{all_distinct_lists, Indices, DUPLICATE_IN_QUERY, NEEDS_REQU
 use crate::plumbing::TrackedColumn;
 use crate::plumbing::{Column, ColumnAccess, ColumnOf, Storages};
 use crate::seal::{Token, TOKEN};
-use crate::{Contains, SparseMap};
+use crate::SparseMap;
 
 /// A read-only query over a world `W`: `&C`, `Option<&C>`, [`With<C>`] or
 /// [`Without<C>`] for components `C` of `W`, or a tuple of up to 12 queries
@@ -59,7 +59,7 @@ pub trait Query<'w, W> {
     fn in_step(world: &'w W, token: Token) -> bool;
 }
 
-impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for &'w C {
+impl<'w, W: ColumnAccess<C>, C: 'static> Query<'w, W> for &'w C {
     type Fetch = &'w SparseMap<C, <W as ColumnOf<C>>::Track>;
     const REQUIRED: bool = true;
 
@@ -74,7 +74,7 @@ impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for &'w C {
     }
 }
 
-impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Option<&'w C> {
+impl<'w, W: ColumnAccess<C>, C: 'static> Query<'w, W> for Option<&'w C> {
     type Fetch = Maybe<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>;
     const REQUIRED: bool = false;
 
@@ -89,7 +89,7 @@ impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Option<&'w C> {
     }
 }
 
-impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for With<C> {
+impl<'w, W: ColumnAccess<C>, C: 'static> Query<'w, W> for With<C> {
     type Fetch = With<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>;
     const REQUIRED: bool = true;
 
@@ -104,7 +104,7 @@ impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for With<C> {
     }
 }
 
-impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Without<C> {
+impl<'w, W: ColumnAccess<C>, C: 'static> Query<'w, W> for Without<C> {
     type Fetch = Without<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>;
     const REQUIRED: bool = false;
 
@@ -123,7 +123,7 @@ impl<'w, W: Contains<C>, C: 'static> Query<'w, W> for Without<C> {
 
 macro_rules! impl_change_terms {
     ($($filter:ident => $added:literal),+) => {$(
-        impl<'w, W: Contains<C>, C: TrackedColumn<W> + 'static> Query<'w, W> for $filter<&'w C> {
+        impl<'w, W: ColumnAccess<C>, C: TrackedColumn<W> + 'static> Query<'w, W> for $filter<&'w C> {
             type Fetch = ChangedRef<'w, C>;
             const REQUIRED: bool = true;
 
@@ -153,11 +153,11 @@ macro_rules! impl_change_terms {
 
         impl<'w, W: Storages, C: Column<W>> DistinctTerms<W> for $filter<&'w mut C> {}
 
-        impl<'w, W: Contains<C> + 'w, C: TrackedColumn<W> + 'static> QueryTerm<'w, W> for $filter<&'w C> {
-            const INDICES: Indices = Indices::one(<W as Contains<C>>::INDEX);
+        impl<'w, W: ColumnAccess<C> + 'w, C: TrackedColumn<W> + 'static> QueryTerm<'w, W> for $filter<&'w C> {
+            const INDICES: Indices = Indices::one(<W as ColumnAccess<C>>::INDEX);
         }
 
-        impl<'w, W: Contains<C> + 'w, C: TrackedColumn<W> + 'static> QueryParts<'w, W> for $filter<&'w C> {
+        impl<'w, W: ColumnAccess<C> + 'w, C: TrackedColumn<W> + 'static> QueryParts<'w, W> for $filter<&'w C> {
             type Fetch = ChangedRef<'w, C>;
             const REQUIRED: bool = true;
             const EACH_COMPONENT_ONCE: () = ();
@@ -179,11 +179,11 @@ macro_rules! impl_change_terms {
             }
         }
 
-        impl<'w, W: Contains<C> + 'w, C: TrackedColumn<W> + 'static> QueryTerm<'w, W> for $filter<&'w mut C> {
-            const INDICES: Indices = Indices::one(<W as Contains<C>>::INDEX);
+        impl<'w, W: ColumnAccess<C> + 'w, C: TrackedColumn<W> + 'static> QueryTerm<'w, W> for $filter<&'w mut C> {
+            const INDICES: Indices = Indices::one(<W as ColumnAccess<C>>::INDEX);
         }
 
-        impl<'w, W: Contains<C> + 'w, C: TrackedColumn<W> + 'static> QueryParts<'w, W> for $filter<&'w mut C> {
+        impl<'w, W: ColumnAccess<C> + 'w, C: TrackedColumn<W> + 'static> QueryParts<'w, W> for $filter<&'w mut C> {
             type Fetch = ChangedMut<'w, C>;
             const REQUIRED: bool = true;
             const EACH_COMPONENT_ONCE: () = ();
@@ -310,11 +310,11 @@ macro_rules! term_of {
 
 macro_rules! impl_query_term {
     ($($term:ty => $fetch:ty, $required:literal;)+) => {$(
-        impl<'w, W: Contains<C> + 'w, C: 'static> QueryTerm<'w, W> for $term
+        impl<'w, W: ColumnAccess<C> + 'w, C: 'static> QueryTerm<'w, W> for $term
         where
-            <W as ColumnOf<C>>::Track: Writable<'w, C>,
+            <W as ColumnOf<C>>::Track: Writable<C>,
         {
-            const INDICES: Indices = Indices::one(<W as Contains<C>>::INDEX);
+            const INDICES: Indices = Indices::one(<W as ColumnAccess<C>>::INDEX);
         }
 
         impl<'w, W: Storages, C: Column<W>> TermId<W> for $term {
@@ -324,9 +324,9 @@ macro_rules! impl_query_term {
 
         impl<'w, W: Storages, C: Column<W>> DistinctTerms<W> for $term {}
 
-        impl<'w, W: Contains<C> + 'w, C: 'static> QueryParts<'w, W> for $term
+        impl<'w, W: ColumnAccess<C> + 'w, C: 'static> QueryParts<'w, W> for $term
         where
-            <W as ColumnOf<C>>::Track: Writable<'w, C>,
+            <W as ColumnOf<C>>::Track: Writable<C>,
         {
             type Fetch = $fetch;
             const REQUIRED: bool = $required;
@@ -352,9 +352,9 @@ macro_rules! impl_query_term {
 
 impl_query_term! {
     &'w C => &'w SparseMap<C, <W as ColumnOf<C>>::Track>, true;
-    &'w mut C => <<W as ColumnOf<C>>::Track as Writable<'w, C>>::View, true;
+    &'w mut C => <<W as ColumnOf<C>>::Track as Writable<C>>::View<'w>, true;
     Option<&'w C> => Maybe<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, false;
-    Option<&'w mut C> => Maybe<<<W as ColumnOf<C>>::Track as Writable<'w, C>>::View>, false;
+    Option<&'w mut C> => Maybe<<<W as ColumnOf<C>>::Track as Writable<C>>::View<'w>>, false;
     With<C> => With<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, true;
     Without<C> => Without<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, false;
 }

@@ -11,9 +11,9 @@ use core::marker::PhantomData;
 use core::num::NonZeroU32;
 
 use super::react;
-use crate::component::BundleParts;
 use crate::entity::{Fresh, OutOfIndices};
 use crate::error::SpawnError;
+use crate::plumbing::BundleParts;
 use crate::plumbing::Storages;
 use crate::seal::TOKEN;
 use crate::Entity;

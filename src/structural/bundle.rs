@@ -2,9 +2,9 @@
 //! tuples of 0 to 16 components. Part of the structural path: spawning
 //! calls these, nothing else does.
 
-use crate::component::{parts, DistinctComponents};
+use crate::plumbing::{parts, DistinctComponents};
 use crate::plumbing::{Column, ColumnAccess, Storages};
-use crate::{Contains, Entity};
+use crate::Entity;
 
 /// A bundle element's `Id`.
 macro_rules! bundle_id {
@@ -28,9 +28,9 @@ macro_rules! one {
 
 macro_rules! impl_bundle {
     ($($c:ident),*) => {
-        impl<W: Storages $(+ Contains<$c>)*, $($c),*> parts::BundleParts<W> for ($($c,)*) {
+        impl<W: Storages $(+ ColumnAccess<$c>)*, $($c),*> parts::BundleParts<W> for ($($c,)*) {
             const LEN: usize = 0 $(+ one!($c))*;
-            const INDICES: &'static [usize] = &[$(<W as Contains<$c>>::INDEX),*];
+            const INDICES: &'static [usize] = &[$(<W as ColumnAccess<$c>>::INDEX),*];
 
             #[allow(non_snake_case, unused_variables)]
             #[inline]

@@ -29,20 +29,20 @@ mod bundle;
 pub(crate) mod despawn;
 pub(crate) mod react;
 
-use crate::component::BundleParts;
 use crate::entity::OutOfIndices;
 use crate::in_step;
+use crate::plumbing::BundleParts;
 use crate::plumbing::{ColumnAccess, Storages};
 pub(crate) use crate::queue::OnPresent;
 use crate::seal::TOKEN;
-use crate::{Contains, Entity};
+use crate::Entity;
 
 /// Adds `value` to `entity`, which the caller knows is alive. Brings `C`'s
 /// storage in step first (a storage gains entries only in step with its
 /// world). `Ok(Some(old))`: a value replaced; `Err(value)`: the entity has
 /// one and `on_present` rejects.
 #[inline]
-pub(crate) fn add<W: Contains<C>, C>(
+pub(crate) fn add<W: ColumnAccess<C>, C>(
     world: &mut W,
     entity: Entity,
     value: C,
@@ -65,7 +65,7 @@ pub(crate) fn add<W: Contains<C>, C>(
 /// entity that is not alive (the world drops it when it brings the storage
 /// in step).
 #[inline]
-pub(crate) fn remove<W: Contains<C>, C>(world: &mut W, entity: Entity) -> Option<C> {
+pub(crate) fn remove<W: ColumnAccess<C>, C>(world: &mut W, entity: Entity) -> Option<C> {
     react::leaving::<W, (C,)>(world, entity);
     let (entities, storage) = ColumnAccess::<C>::split(world);
     let alive = in_step::alive_in(storage, entities);

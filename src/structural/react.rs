@@ -4,7 +4,7 @@
 //! owning groups react (see [`group`](crate::group)); a new reaction (a
 //! hook, a relation's cleanup) is one more line in each function here.
 
-use crate::component::BundleParts;
+use crate::plumbing::BundleParts;
 use crate::plumbing::Storages;
 use crate::Entity;
 

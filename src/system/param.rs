@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 
 use super::access::{Access, Target};
 use crate::commands::Commands;
-use crate::plumbing::{lent_twice, Column, Storages};
+use crate::plumbing::{lent_twice, ColumnAccess, ColumnOf, Storages};
 use crate::seal::TOKEN;
 use crate::{ApplyReport, EntityAllocator, SparseMap};
 
@@ -175,12 +175,15 @@ pub trait WriteParam<W: Storages> {
     }
 }
 
-impl<W: Storages, C: Column<W>> ReadParam<W> for SparseMap<C, C::Track> {
-    const TARGET: Target = Target::Component(C::FIELD);
+// Over `ColumnAccess`, which `W: Contains<C>` implies, rather than the
+// macro's `Column`: a system generic over the world (its storages named
+// `StorageOf<W, C>`) can then be added to a schedule in generic code too.
+impl<W: ColumnAccess<C>, C> ReadParam<W> for SparseMap<C, <W as ColumnOf<C>>::Track> {
+    const TARGET: Target = Target::Component(<W as ColumnAccess<C>>::INDEX);
 
     #[inline]
     fn read<'a>(source: &mut Source<'a, W>) -> &'a Self {
-        C::slot(source.split(), TOKEN).shared()
+        <W as ColumnAccess<C>>::slot(source.split()).shared()
     }
 
     #[inline(always)]
@@ -189,13 +192,13 @@ impl<W: Storages, C: Column<W>> ReadParam<W> for SparseMap<C, C::Track> {
     }
 }
 
-impl<W: Storages, C: Column<W>> WriteParam<W> for SparseMap<C, C::Track> {
-    const TARGET: Option<Target> = Some(Target::Component(C::FIELD));
+impl<W: ColumnAccess<C>, C> WriteParam<W> for SparseMap<C, <W as ColumnOf<C>>::Track> {
+    const TARGET: Option<Target> = Some(Target::Component(<W as ColumnAccess<C>>::INDEX));
     type State = ();
 
     #[inline]
     fn write<'a>(_: &'a mut (), source: &mut Source<'a, W>) -> &'a mut Self {
-        C::slot(source.split(), TOKEN).unique()
+        <W as ColumnAccess<C>>::slot(source.split()).unique()
     }
 
     #[inline(always)]

@@ -18,13 +18,13 @@ use core::any::type_name;
 use core::iter::{Chain, Once};
 
 use crate::commands::{ApplyReport, Commands};
-use crate::component::BundleParts;
 use crate::deferred;
 use crate::entity;
 use crate::error::{AddError, AddErrorKind, SpawnError};
 use crate::group::Group;
 use crate::in_step;
 use crate::indices::NEEDS_REQUIRED;
+use crate::plumbing::BundleParts;
 use crate::plumbing::TrackedColumn;
 use crate::query::fetch::Access;
 use crate::query::{Join, Query, QueryItem, QueryIter, QueryParts};
