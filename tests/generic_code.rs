@@ -83,6 +83,12 @@ fn by_hand<W: Physics>(world: &mut W, entity: Entity) -> Option<i64> {
     Some(world.get::<Pos>(entity)?.0 + world.storage::<Vel>().get(entity)?.0)
 }
 
+/// Generic over the component, bounded on the component's side: what a
+/// test harness or an editor writes.
+fn count_twice<W: World, C: Component<W>>(world: &W) -> usize {
+    world.size::<C>() + world.storage::<C>().len()
+}
+
 /// A system written once, for every world with the components: its
 /// parameters name the storages with `StorageOf`.
 fn movement<W: Physics>(
@@ -135,6 +141,14 @@ fn generic_code_runs_the_same_in_every_kind_of_world() {
     let last = [-1, 25, 79, 52, 7]; // the first was despawned
     assert_eq!(plain[..5], [positions, velocities, 1, 2, by_hand]);
     assert_eq!(plain[5..], last);
+}
+
+#[test]
+fn code_bounded_on_the_components_side_calls_world_methods() {
+    let mut world = Both::new();
+    spawn_movers(&mut world);
+    assert_eq!(count_twice::<Both, Frozen>(&world), 2);
+    assert_eq!(count_twice::<Both, Pos>(&world), 10);
 }
 
 #[test]
