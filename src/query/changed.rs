@@ -8,9 +8,7 @@
 //! does), so `for_each` over `Changed<…>` costs O(entities changed), never
 //! a scan of the storage.
 
-use core::ops::Range;
-
-use super::fetch::{Access, Cursor, FetchItem, IntoFetch, ReadOnly};
+use super::fetch::{Access, Cursor, FetchItem, IntoFetch, ReadOnly, Unpacked};
 use super::filters::{Added, Changed};
 use super::plan::{Column, Planner};
 use crate::change::{Filter, Tail, Tracked, Window};
@@ -77,13 +75,7 @@ impl<'w, C: 'static> FetchItem<'w> for ChangedRef<'w, C> {
 
 impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     type Found = usize;
-    type Rows = &'w [C];
     type Cursor = Self;
-    type Slots<'a>
-        = &'w [C]
-    where
-        Self: 'a;
-    type Marks = ();
     const COLUMNS: usize = 1;
 
     #[inline]
@@ -118,27 +110,9 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
         &self.map.values()[found]
     }
 
-    /// Never called: a column of candidates is never walked packed.
-    #[inline]
-    fn into_rows(self, len: usize) -> &'w [C] {
-        &self.map.values()[..len]
-    }
-
     #[inline]
     fn into_cursor(self) -> Self {
         self
-    }
-
-    /// Never: each candidate is checked against the log.
-    #[inline]
-    fn lined_up(&self, _driver: &[Entity], _slots: Range<usize>) -> usize {
-        0
-    }
-
-    /// Never called.
-    #[inline]
-    fn slots(&mut self, slots: Range<usize>) -> &'w [C] {
-        &self.map.values()[slots]
     }
 
     /// Each half is told again which slice drives it.
@@ -152,10 +126,9 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
     fn drive(&mut self, driver: &[Entity]) {
         self.tail = self.map.log().tail(self.filter, driver);
     }
-
-    #[inline(always)]
-    fn take_marks(&mut self) {}
 }
+
+impl<'w, C: 'static> Unpacked<'w> for ChangedRef<'w, C> {}
 
 /// The cursor of `Changed<&mut C>` / `Added<&mut C>`: the values that pass
 /// its filter, taken out by handle (its candidates are not in dense order)
@@ -275,13 +248,7 @@ impl<'w, C: 'static> FetchItem<'w> for ChangedMut<'w, C> {
 
 impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
     type Found = usize;
-    type Rows = &'w mut [C];
     type Cursor = ChangedCursor<'w, C>;
-    type Slots<'a>
-        = &'a mut [C]
-    where
-        Self: 'a;
-    type Marks = ();
     const COLUMNS: usize = 1;
 
     #[inline]
@@ -310,29 +277,11 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
         self.view.into_value(found, entity)
     }
 
-    /// Never called: a column of candidates is never walked packed.
-    #[inline]
-    fn into_rows(self, len: usize) -> &'w mut [C] {
-        self.view.into_values_prefix(len)
-    }
-
     /// Its candidates are not in dense order: whichever column drives, it
     /// hands out its values by handle.
     #[inline]
     fn into_cursor(self) -> ChangedCursor<'w, C> {
         ChangedCursor::new(self.view, self.filter)
-    }
-
-    /// Never: each candidate is checked against the log.
-    #[inline]
-    fn lined_up(&self, _driver: &[Entity], _slots: Range<usize>) -> usize {
-        0
-    }
-
-    /// Never called.
-    #[inline]
-    fn slots(&mut self, slots: Range<usize>) -> &mut [C] {
-        self.view.values_in(slots)
     }
 
     /// Never called: the plan gives a written column of candidates no
@@ -347,12 +296,9 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
         };
         (half(a), half(b))
     }
-
-    /// Nothing to take: its walks are driven, one value at a time (its
-    /// filter reads the log, so the view keeps it).
-    #[inline(always)]
-    fn take_marks(&mut self) {}
 }
+
+impl<'w, C: 'static> Unpacked<'w> for ChangedMut<'w, C> {}
 
 // ----- in a `join`: `Changed(&map)`, `Added(&mut map)`, … -----
 

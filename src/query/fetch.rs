@@ -46,7 +46,7 @@ use crate::{Entity, SparseMap};
 /// world.spawn_with((Pos(1), Vel(2)));
 /// assert_eq!(visits(join((&mut world.pos, &world.vel))), 1);
 /// ```
-pub trait Fetch<'w>: Access<'w> {}
+pub trait Fetch<'w>: Packed<'w> {}
 
 /// What a [`Fetch`] yields for one entity: `F::Item<'a>`, borrowed from
 /// the fetch for `'a`. Only the type: how it is found is crate-private.
@@ -72,7 +72,7 @@ pub trait FetchItem<'w> {
     type Item<'a>;
 }
 
-impl<'w, F: Access<'w>> Fetch<'w> for F {}
+impl<'w, F: Packed<'w>> Fetch<'w> for F {}
 
 /// A fetch that only reads: it can be copied, and iterated by
 /// [`World::query`](crate::World::query) or a `for` loop.
@@ -90,8 +90,13 @@ impl<'w, F: Access<'w>> Fetch<'w> for F {}
 /// ```
 pub trait ReadOnly<'w>: Fetch<'w> + Copy {}
 
-/// The interface of a [`Fetch`]. Crate-private: only this crate implements
-/// and calls it (a bound `F: Fetch<'w>` reaches none of it).
+/// The first role of a fetch, which every column has: planning, and
+/// looking an entity up (`find`, `fetch`, a cursor, splitting the written
+/// column for a parallel walk). [`Packed`] is the second role, walking
+/// slots side by side; a [`Fetch`] has both. Crate-private: only this crate
+/// implements and calls them (a bound `F: Fetch<'w>` reaches none of it).
+/// Callers bound what they use: a lookup by handle (`get_many`) needs only
+/// this role, the walks need both.
 ///
 /// # Handing out, and marking
 ///
@@ -102,31 +107,17 @@ pub trait ReadOnly<'w>: Fetch<'w> + Copy {}
 /// first that does not match), then [`fetch`](Self::fetch), which hands each
 /// column's item out (and marks it). Walks that hand out many rows at once
 /// (a packed walk, a `for` loop over one, a parallel walk) first take the
-/// marking out of the fetch with [`take_marks`](Self::take_marks), and mark
-/// what they handed out themselves.
+/// marking out of the fetch with [`Packed::take_marks`], and mark what they
+/// handed out themselves.
 pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
     /// Where [`find`](Self::find) found one entity's items, for
     /// [`fetch`](Self::fetch) to take them from: a slot per column (`()` for
     /// a filter), in a tuple for a tuple.
     type Found: Copy;
 
-    /// The rows of a packed walk: each storage's first slots, zipped.
-    type Rows: IntoIterator<Item = Self::Item<'w>> + SplitRows;
-
     /// What a walk the written column drives steps through (see
     /// `Cursor`, in this module).
     type Cursor: Cursor<Item = Self::Item<'w>>;
-
-    /// The rows of a run of a driven walk whose columns line up (see
-    /// [`lined_up`](Self::lined_up)): each column's slots in the run,
-    /// zipped, borrowed from the fetch for `'a`.
-    type Slots<'a>: IntoIterator<Item = Self::Item<'a>>
-    where
-        Self: 'a;
-
-    /// The change marking of the fetch's written tracked columns, taken out
-    /// by [`take_marks`](Self::take_marks); `()` when it has none.
-    type Marks: Marks;
 
     /// The number of columns: [`plan`](Self::plan) tells the planner of
     /// this many.
@@ -182,29 +173,9 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
         Some(self.fetch_owned(found, entity))
     }
 
-    /// The first `len` rows of every column, for a packed walk (each written
-    /// tracked value among them marked, unless the marks were taken). Only
-    /// called with a `len` the plan found packed in every column.
-    fn into_rows(self, len: usize) -> Self::Rows;
-
     /// A cursor for a driven walk ([`drive`](Self::drive) was told its
     /// driver first).
     fn into_cursor(self) -> Self::Cursor;
-
-    /// How many of slots `slots` of a driven walk, from the first, every
-    /// column holds the entities of `driver` in, in the same order (see
-    /// `run`, in this module): each entity there matches, and its items are in those
-    /// slots of every column, so [`slots`](Self::slots) walks them with no
-    /// lookup. Storages filled with the same entities in the same order
-    /// (spawned with one bundle) line up everywhere; a column that can only
-    /// tell by looking each entity up (`Without`, `Or`, a change filter)
-    /// never does (0).
-    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize;
-
-    /// The rows of slots `slots` (each written tracked value among them
-    /// marked). Only called on slots every column lines up in (see
-    /// [`lined_up`](Self::lined_up)).
-    fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_>;
 
     /// Splits the written column into its slots `..mid` and `mid..` of the
     /// walk's driver (which is that column); read columns are shared. Only
@@ -224,6 +195,49 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
     fn drive(&mut self, driver: &[Entity]) {
         let _ = driver;
     }
+}
+
+/// The second role of a fetch: walking its columns' slots side by side,
+/// with no lookup (a packed walk over an owning group or over storages
+/// filled alike, the lined-up runs of a driven walk, the rows a parallel
+/// walk splits), and taking the change marking out for walks that hand
+/// rows out in bulk. A column that can only be looked up in (a filter that
+/// needs a lookup, a change filter's candidates) implements [`Unpacked`]
+/// instead and gets this role from it: no walk of its rows is ever planned.
+pub(crate) trait Packed<'w>: Access<'w> {
+    /// The rows of a packed walk: each storage's first slots, zipped.
+    type Rows: IntoIterator<Item = Self::Item<'w>> + SplitRows;
+
+    /// The rows of a run of a driven walk whose columns line up (see
+    /// [`lined_up`](Self::lined_up)): each column's slots in the run,
+    /// zipped, borrowed from the fetch for `'a`.
+    type Slots<'a>: IntoIterator<Item = Self::Item<'a>>
+    where
+        Self: 'a;
+
+    /// The change marking of the fetch's written tracked columns, taken out
+    /// by [`take_marks`](Self::take_marks); `()` when it has none.
+    type Marks: Marks;
+
+    /// The first `len` rows of every column, for a packed walk (each written
+    /// tracked value among them marked, unless the marks were taken). Only
+    /// called with a `len` the plan found packed in every column.
+    fn into_rows(self, len: usize) -> Self::Rows;
+
+    /// How many of slots `slots` of a driven walk, from the first, every
+    /// column holds the entities of `driver` in, in the same order (see
+    /// `run`, in this module): each entity there matches, and its items are in those
+    /// slots of every column, so [`slots`](Self::slots) walks them with no
+    /// lookup. Storages filled with the same entities in the same order
+    /// (spawned with one bundle) line up everywhere; a column that can only
+    /// tell by looking each entity up (`Without`, `Or`, a change filter)
+    /// never does (0).
+    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize;
+
+    /// The rows of slots `slots` (each written tracked value among them
+    /// marked). Only called on slots every column lines up in (see
+    /// [`lined_up`](Self::lined_up)).
+    fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_>;
 
     /// Takes the change marking out of the written tracked columns: from
     /// now on they hand their values out unmarked, and the caller marks
@@ -233,8 +247,42 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
     fn take_marks(&mut self) -> Self::Marks;
 }
 
+/// A column walks only by lookup ([`Access`]): `Without`, `Or`, and the
+/// candidates of `Changed`/`Added`. The plan never walks it packed nor
+/// finds it lined up, so its [`Packed`] role is this one blanket: no rows,
+/// a run of 0, nothing to mark.
+pub(crate) trait Unpacked<'w>: Access<'w> {}
+
+impl<'w, F: Unpacked<'w>> Packed<'w> for F {
+    type Rows = NoRows<Self::Item<'w>>;
+    type Slots<'a>
+        = NoRows<Self::Item<'a>>
+    where
+        Self: 'a;
+    type Marks = ();
+
+    #[inline]
+    fn into_rows(self, len: usize) -> Self::Rows {
+        debug_assert_eq!(len, 0, "a column walked only by lookup was walked packed");
+        NoRows::default()
+    }
+
+    #[inline(always)]
+    fn lined_up(&self, _driver: &[Entity], _slots: Range<usize>) -> usize {
+        0
+    }
+
+    #[inline]
+    fn slots(&mut self, _slots: Range<usize>) -> Self::Slots<'_> {
+        NoRows::default()
+    }
+
+    #[inline(always)]
+    fn take_marks(&mut self) {}
+}
+
 /// The change marking of a fetch's written tracked columns, taken out of it
-/// (see [`Access::take_marks`]): marks slots of those columns as changed,
+/// (see [`Packed::take_marks`]): marks slots of those columns as changed,
 /// now, or as it is dropped. `()` (no written tracked column) does nothing
 /// and has nothing to drop, so a walk that holds it keeps no borrow alive
 /// to its end.
@@ -369,13 +417,7 @@ impl<'w, C: 'static, K: Track> FetchItem<'w> for &'w SparseMap<C, K> {
 
 impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     type Found = usize;
-    type Rows = &'w [C];
     type Cursor = Self;
-    type Slots<'a>
-        = &'w [C]
-    where
-        Self: 'a;
-    type Marks = ();
     const COLUMNS: usize = 1;
 
     #[inline]
@@ -408,13 +450,27 @@ impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     }
 
     #[inline]
-    fn into_rows(self, len: usize) -> &'w [C] {
-        &self.values()[..len]
+    fn into_cursor(self) -> Self {
+        self
     }
 
     #[inline]
-    fn into_cursor(self) -> Self {
-        self
+    fn split_at(self, _mid: usize) -> (Self, Self) {
+        (self, self)
+    }
+}
+
+impl<'w, C: 'static, K: Track> Packed<'w> for &'w SparseMap<C, K> {
+    type Rows = &'w [C];
+    type Slots<'a>
+        = &'w [C]
+    where
+        Self: 'a;
+    type Marks = ();
+
+    #[inline]
+    fn into_rows(self, len: usize) -> &'w [C] {
+        &self.values()[..len]
     }
 
     #[inline]
@@ -425,11 +481,6 @@ impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     #[inline]
     fn slots(&mut self, slots: Range<usize>) -> &'w [C] {
         &self.values()[slots]
-    }
-
-    #[inline]
-    fn split_at(self, _mid: usize) -> (Self, Self) {
-        (self, self)
     }
 
     #[inline(always)]
@@ -462,13 +513,7 @@ macro_rules! impl_written_column {
 
         impl<'w, C: 'static> Access<'w> for $view<'w, C> {
             type Found = usize;
-            type Rows = &'w mut [C];
             type Cursor = $cursor<'w, C>;
-            type Slots<'a>
-                = &'a mut [C]
-            where
-                Self: 'a;
-            type Marks = $marks;
             const COLUMNS: usize = 1;
 
             #[inline]
@@ -506,23 +551,8 @@ macro_rules! impl_written_column {
             }
 
             #[inline]
-            fn into_rows(self, len: usize) -> &'w mut [C] {
-                self.into_values_prefix(len)
-            }
-
-            #[inline]
             fn into_cursor(self) -> $cursor<'w, C> {
                 $into_cursor(self)
-            }
-
-            #[inline]
-            fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
-                run(self.entities(), driver, slots)
-            }
-
-            #[inline]
-            fn slots(&mut self, slots: Range<usize>) -> &mut [C] {
-                self.values_in(slots)
             }
 
             #[inline]
@@ -533,6 +563,30 @@ macro_rules! impl_written_column {
             #[inline]
             fn drive(&mut self, driver: &[Entity]) {
                 self.set_driver(driver);
+            }
+        }
+
+        impl<'w, C: 'static> Packed<'w> for $view<'w, C> {
+            type Rows = &'w mut [C];
+            type Slots<'a>
+                = &'a mut [C]
+            where
+                Self: 'a;
+            type Marks = $marks;
+
+            #[inline]
+            fn into_rows(self, len: usize) -> &'w mut [C] {
+                self.into_values_prefix(len)
+            }
+
+            #[inline]
+            fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+                run(self.entities(), driver, slots)
+            }
+
+            #[inline]
+            fn slots(&mut self, slots: Range<usize>) -> &mut [C] {
+                self.values_in(slots)
             }
 
             #[inline(always)]
@@ -626,13 +680,7 @@ impl<'w, F: Access<'w>> FetchItem<'w> for Maybe<F> {
 
 impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
     type Found = Option<F::Found>;
-    type Rows = MaybeRows<F::Rows>;
     type Cursor = MaybeCursor<F::Cursor>;
-    type Slots<'a>
-        = MaybeRows<F::Slots<'a>>
-    where
-        Self: 'a;
-    type Marks = F::Marks;
     const COLUMNS: usize = F::COLUMNS;
 
     #[inline]
@@ -661,27 +709,11 @@ impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
     }
 
     #[inline]
-    fn into_rows(self, len: usize) -> Self::Rows {
-        MaybeRows(self.0.into_rows(len))
-    }
-
-    #[inline]
     fn into_cursor(self) -> Self::Cursor {
         MaybeCursor {
             cursor: self.0.into_cursor(),
             found: false,
         }
-    }
-
-    /// Only where the column holds every entity of the run.
-    #[inline]
-    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
-        self.0.lined_up(driver, slots)
-    }
-
-    #[inline]
-    fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_> {
-        MaybeRows(self.0.slots(slots))
     }
 
     #[inline]
@@ -693,6 +725,31 @@ impl<'w, F: Access<'w>> Access<'w> for Maybe<F> {
     #[inline]
     fn drive(&mut self, driver: &[Entity]) {
         self.0.drive(driver);
+    }
+}
+
+impl<'w, F: Packed<'w>> Packed<'w> for Maybe<F> {
+    type Rows = MaybeRows<F::Rows>;
+    type Slots<'a>
+        = MaybeRows<F::Slots<'a>>
+    where
+        Self: 'a;
+    type Marks = F::Marks;
+
+    #[inline]
+    fn into_rows(self, len: usize) -> Self::Rows {
+        MaybeRows(self.0.into_rows(len))
+    }
+
+    /// Only where the column holds every entity of the run.
+    #[inline]
+    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+        self.0.lined_up(driver, slots)
+    }
+
+    #[inline]
+    fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_> {
+        MaybeRows(self.0.slots(slots))
     }
 
     #[inline(always)]
@@ -735,13 +792,7 @@ impl<'w, C: 'static, K: Track> FetchItem<'w> for With<&'w SparseMap<C, K>> {
 
 impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     type Found = ();
-    type Rows = Units<'w>;
     type Cursor = Self;
-    type Slots<'a>
-        = Units<'w>
-    where
-        Self: 'a;
-    type Marks = ();
     const COLUMNS: usize = 1;
 
     #[inline]
@@ -769,13 +820,27 @@ impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     fn fetch_owned(self, (): (), _: Entity) {}
 
     #[inline]
-    fn into_rows(self, len: usize) -> Units<'w> {
-        Units(&self.0.entities()[..len])
+    fn into_cursor(self) -> Self {
+        self
     }
 
     #[inline]
-    fn into_cursor(self) -> Self {
-        self
+    fn split_at(self, _mid: usize) -> (Self, Self) {
+        (self, self)
+    }
+}
+
+impl<'w, C: 'static, K: Track> Packed<'w> for With<&'w SparseMap<C, K>> {
+    type Rows = Units<'w>;
+    type Slots<'a>
+        = Units<'w>
+    where
+        Self: 'a;
+    type Marks = ();
+
+    #[inline]
+    fn into_rows(self, len: usize) -> Units<'w> {
+        Units(&self.0.entities()[..len])
     }
 
     #[inline]
@@ -786,11 +851,6 @@ impl<'w, C: 'static, K: Track> Access<'w> for With<&'w SparseMap<C, K>> {
     #[inline]
     fn slots(&mut self, slots: Range<usize>) -> Units<'w> {
         Units(&self.0.entities()[slots])
-    }
-
-    #[inline]
-    fn split_at(self, _mid: usize) -> (Self, Self) {
-        (self, self)
     }
 
     #[inline(always)]
@@ -814,13 +874,7 @@ impl<'w, C: 'static, K: Track> FetchItem<'w> for Without<&'w SparseMap<C, K>> {
 
 impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
     type Found = ();
-    type Rows = NoRows;
     type Cursor = Self;
-    type Slots<'a>
-        = NoRows
-    where
-        Self: 'a;
-    type Marks = ();
     const COLUMNS: usize = 1;
 
     #[inline]
@@ -840,35 +894,17 @@ impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
     fn fetch_owned(self, (): (), _: Entity) {}
 
     #[inline]
-    fn into_rows(self, _len: usize) -> NoRows {
-        NoRows
-    }
-
-    #[inline]
     fn into_cursor(self) -> Self {
         self
-    }
-
-    /// Never: whether an entity lacks the component takes a lookup.
-    #[inline]
-    fn lined_up(&self, _driver: &[Entity], _slots: Range<usize>) -> usize {
-        0
-    }
-
-    /// Never called.
-    #[inline]
-    fn slots(&mut self, _slots: Range<usize>) -> NoRows {
-        NoRows
     }
 
     #[inline]
     fn split_at(self, _mid: usize) -> (Self, Self) {
         (self, self)
     }
-
-    #[inline(always)]
-    fn take_marks(&mut self) {}
 }
+
+impl<'w, C: 'static, K: Track> Unpacked<'w> for Without<&'w SparseMap<C, K>> {}
 
 impl<C, K: Track> Cursor for Without<&SparseMap<C, K>> {
     type Item = ();
@@ -910,13 +946,7 @@ macro_rules! impl_tuples {
         #[allow(non_snake_case)]
         impl<'w, $($f: Access<'w>),+> Access<'w> for ($($f,)+) {
             type Found = ($($f::Found,)+);
-            type Rows = Rows<($($f::Rows,)+)>;
             type Cursor = ($($f::Cursor,)+);
-            type Slots<'a>
-                = Rows<($($f::Slots<'a>,)+)>
-            where
-                Self: 'a;
-            type Marks = ($($f::Marks,)+);
             const COLUMNS: usize = 0 $(+ $f::COLUMNS)+;
 
             #[inline]
@@ -965,15 +995,38 @@ macro_rules! impl_tuples {
             }
 
             #[inline]
-            fn into_rows(self, len: usize) -> Self::Rows {
-                let ($($f,)+) = self;
-                Rows(($($f.into_rows(len),)+))
-            }
-
-            #[inline]
             fn into_cursor(self) -> Self::Cursor {
                 let ($($f,)+) = self;
                 ($($f.into_cursor(),)+)
+            }
+
+            #[inline]
+            fn split_at(self, mid: usize) -> (Self, Self) {
+                let ($($f,)+) = self;
+                $(let $f = $f.split_at(mid);)+
+                (($($f.0,)+), ($($f.1,)+))
+            }
+
+            #[inline]
+            fn drive(&mut self, driver: &[Entity]) {
+                let ($($f,)+) = self;
+                $($f.drive(driver);)+
+            }
+        }
+
+        #[allow(non_snake_case)]
+        impl<'w, $($f: Packed<'w>),+> Packed<'w> for ($($f,)+) {
+            type Rows = Rows<($($f::Rows,)+)>;
+            type Slots<'a>
+                = Rows<($($f::Slots<'a>,)+)>
+            where
+                Self: 'a;
+            type Marks = ($($f::Marks,)+);
+
+            #[inline]
+            fn into_rows(self, len: usize) -> Self::Rows {
+                let ($($f,)+) = self;
+                Rows(($($f.into_rows(len),)+))
             }
 
             #[inline]
@@ -988,19 +1041,6 @@ macro_rules! impl_tuples {
             fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_> {
                 let ($($f,)+) = self;
                 Rows(($($f.slots(slots.clone()),)+))
-            }
-
-            #[inline]
-            fn split_at(self, mid: usize) -> (Self, Self) {
-                let ($($f,)+) = self;
-                $(let $f = $f.split_at(mid);)+
-                (($($f.0,)+), ($($f.1,)+))
-            }
-
-            #[inline]
-            fn drive(&mut self, driver: &[Entity]) {
-                let ($($f,)+) = self;
-                $($f.drive(driver);)+
             }
 
             #[inline(always)]
@@ -1104,7 +1144,7 @@ impl<'w, C, K: Track> FromStorage<'w, C, K> for Without<&'w SparseMap<C, K>> {
 /// tracked. Sealed.
 pub trait Writable<C>: Track {
     /// The written column, borrowed for `'w`.
-    type View<'w>: Access<'w>
+    type View<'w>: Packed<'w>
         + FromStorage<'w, C, Self>
         + for<'a> FetchItem<'w, Item<'a> = &'a mut C>
     where

@@ -3,7 +3,7 @@
 use core::iter::{Copied, Enumerate, Zip};
 use core::{fmt, slice};
 
-use super::fetch::{Access, Cursor, Marks, ReadOnly};
+use super::fetch::{Cursor, Marks, Packed, ReadOnly};
 use super::plan::{Planner, Walk};
 use crate::entity::Alive;
 use crate::{Entity, EntityAllocator};
@@ -33,12 +33,12 @@ use crate::{Entity, EntityAllocator};
 /// assert_eq!(iter.next().map(|(_, pos)| pos.0), Some(1));
 /// assert_eq!(world.query::<(&Pos, &Vel)>().size_hint(), (0, Some(1)));
 /// ```
-pub struct QueryIter<'w, F: Access<'w>> {
+pub struct QueryIter<'w, F: Packed<'w>> {
     state: State<'w, F>,
 }
 
 /// Where an iterator stands.
-enum State<'w, F: Access<'w>> {
+enum State<'w, F: Packed<'w>> {
     /// A packed walk: the entities, zipped with the rows, and the marking
     /// of its written tracked columns, told of each row handed out: when
     /// the walk ends (or the iterator is dropped, or a panic unwinds
@@ -58,7 +58,7 @@ enum State<'w, F: Access<'w>> {
     Empty,
 }
 
-impl<'w, F: Access<'w>> QueryIter<'w, F> {
+impl<'w, F: Packed<'w>> QueryIter<'w, F> {
     /// Iterates `fetch` along `walk`.
     #[inline]
     fn along(mut fetch: F, walk: Walk<'w>, alive: Option<&'w EntityAllocator>) -> Self {
@@ -132,7 +132,7 @@ fn visit<C: Cursor>(
     Some(items)
 }
 
-impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
+impl<'w, F: Packed<'w>> Iterator for QueryIter<'w, F> {
     type Item = (Entity, F::Item<'w>);
 
     #[inline]
@@ -199,7 +199,7 @@ impl<'w, F: Access<'w>> Iterator for QueryIter<'w, F> {
     }
 }
 
-impl<'w, F: Access<'w>> core::iter::FusedIterator for QueryIter<'w, F> {}
+impl<'w, F: Packed<'w>> core::iter::FusedIterator for QueryIter<'w, F> {}
 
 impl<'w, F: ReadOnly<'w>> Clone for QueryIter<'w, F>
 where
@@ -225,7 +225,7 @@ where
     }
 }
 
-impl<'w, F: Access<'w>> fmt::Debug for QueryIter<'w, F> {
+impl<'w, F: Packed<'w>> fmt::Debug for QueryIter<'w, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("QueryIter")
             .field("packed", &matches!(self.state, State::Packed(..)))

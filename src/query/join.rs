@@ -4,7 +4,7 @@
 use core::marker::PhantomData;
 use core::ops::Range;
 
-use super::fetch::{Access, IntoFetch, GRANULE};
+use super::fetch::{IntoFetch, Packed, GRANULE};
 use super::iter::QueryIter;
 use super::plan::{Planner, Walk};
 use crate::Entity;
@@ -164,7 +164,7 @@ impl<'w, F> Join<'w, F> {
     }
 }
 
-impl<'w, F: Access<'w>> Join<'w, F> {
+impl<'w, F: Packed<'w>> Join<'w, F> {
     /// Calls `f(entity, items)` for every matching entity, driven by the
     /// smallest required storage. Works for every query shape.
     ///
@@ -258,7 +258,7 @@ impl<'w, F: Access<'w>> Join<'w, F> {
 /// they do not, the entities are looked up one by one, the driver taking
 /// its items unchecked.
 #[inline(always)]
-fn driven<'w, F: Access<'w>>(
+fn driven<'w, F: Packed<'w>>(
     fetch: &mut F,
     driver: &[Entity],
     column: usize,
@@ -301,7 +301,7 @@ fn driven<'w, F: Access<'w>>(
 /// Looks up the entities of `driver` in slots `span`, the `column`-th column
 /// driving, and calls `f` with the items of those that match.
 #[inline(always)]
-fn look_up<'w, F: Access<'w>>(
+fn look_up<'w, F: Packed<'w>>(
     fetch: &mut F,
     driver: &[Entity],
     span: Range<usize>,
@@ -322,7 +322,7 @@ fn look_up<'w, F: Access<'w>>(
 /// `Option<&mut C>`, a `Changed<&mut C>`) hands out its values by handle,
 /// from a table of one pointer per value made when the loop starts:
 /// `for_each` needs no table.
-impl<'w, F: Access<'w>> IntoIterator for Join<'w, F> {
+impl<'w, F: Packed<'w>> IntoIterator for Join<'w, F> {
     type Item = (Entity, F::Item<'w>);
     type IntoIter = QueryIter<'w, F>;
 

@@ -4,12 +4,9 @@
 //! query with an `Or` is driven by its required elements and never walks a
 //! packed group), its cursor, its `join` form and its query forms.
 
-use core::ops::Range;
-
-use super::fetch::{Access, Cursor, FetchItem, IntoFetch, ReadOnly};
+use super::fetch::{Access, Cursor, FetchItem, IntoFetch, ReadOnly, Unpacked};
 use super::filters::{Or, With, Without};
 use super::plan::Planner;
-use super::rows::NoRows;
 use super::terms::{DistinctTerms, Query, QueryParts, QueryTerm, TermId};
 use crate::indices::{Indices, DUPLICATE_IN_QUERY};
 use crate::plumbing::Storages;
@@ -40,13 +37,7 @@ macro_rules! impl_or {
         #[allow(non_snake_case)]
         impl<'w, $($f: Filter<'w>),+> Access<'w> for Or<($($f,)+)> {
             type Found = ();
-            type Rows = NoRows;
             type Cursor = Or<($($f::Cursor,)+)>;
-            type Slots<'a>
-                = NoRows
-            where
-                Self: 'a;
-            type Marks = ();
             const COLUMNS: usize = 0 $(+ $f::COLUMNS)+;
 
             #[inline]
@@ -70,26 +61,9 @@ macro_rules! impl_or {
             fn fetch_owned(self, (): (), _: Entity) {}
 
             #[inline]
-            fn into_rows(self, _len: usize) -> NoRows {
-                NoRows
-            }
-
-            #[inline]
             fn into_cursor(self) -> Self::Cursor {
                 let ($($f,)+) = self.0;
                 Or(($($f.into_cursor(),)+))
-            }
-
-            /// Never: an `Or` is checked entity by entity.
-            #[inline]
-            fn lined_up(&self, _driver: &[Entity], _slots: Range<usize>) -> usize {
-                0
-            }
-
-            /// Never called.
-            #[inline]
-            fn slots(&mut self, _slots: Range<usize>) -> NoRows {
-                NoRows
             }
 
             #[inline]
@@ -102,10 +76,9 @@ macro_rules! impl_or {
                 let ($($f,)+) = &mut self.0;
                 $($f.drive(driver);)+
             }
-
-            #[inline(always)]
-            fn take_marks(&mut self) {}
         }
+
+        impl<'w, $($f: Filter<'w>),+> Unpacked<'w> for Or<($($f,)+)> {}
 
         #[allow(non_snake_case)]
         impl<$($f: Cursor),+> Cursor for Or<($($f,)+)> {

@@ -14,7 +14,7 @@
 //! optional one, cannot be split by slots without two threads reaching one
 //! value: it runs on the calling thread, as [`Join::for_each`] would.
 
-use super::fetch::{Access, Marks};
+use super::fetch::{Marks, Packed};
 use super::plan::{Planner, Walk};
 use super::rows::SplitRows;
 use super::Join;
@@ -28,7 +28,7 @@ fn piece_len(total: usize) -> usize {
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
-impl<'w, F: Access<'w> + Send> Join<'w, F> {
+impl<'w, F: Packed<'w> + Send> Join<'w, F> {
     /// Runs `f(entity, items)` for every matching entity on rayon's thread
     /// pool (feature `rayon`).
     ///
@@ -129,7 +129,7 @@ fn par_driven<'w, F, G>(
     f: &G,
 ) -> alloc::vec::Vec<usize>
 where
-    F: Access<'w> + Send,
+    F: Packed<'w> + Send,
     G: Fn(Entity, F::Item<'_>) + Sync,
 {
     if driver.len() <= piece {

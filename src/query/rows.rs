@@ -8,7 +8,8 @@
 //! the crate names them.
 
 use core::iter::{Empty, FusedIterator, Zip};
-use core::slice;
+use core::marker::PhantomData;
+use core::{fmt, slice};
 
 use crate::Entity;
 
@@ -75,14 +76,26 @@ impl SplitRows for Units<'_> {
     }
 }
 
-/// The rows of an element that is never part of a dense walk (`Without`):
-/// there are none.
-#[derive(Clone, Copy, Debug)]
-pub struct NoRows;
+/// The rows of a column walked only by lookup (`Without`, `Or`, a change
+/// filter's candidates): there are none. `I` is what a row would be.
+pub struct NoRows<I>(PhantomData<fn() -> I>);
 
-impl IntoIterator for NoRows {
-    type Item = ();
-    type IntoIter = Empty<()>;
+impl<I> Default for NoRows<I> {
+    #[inline]
+    fn default() -> Self {
+        NoRows(PhantomData)
+    }
+}
+
+impl<I> fmt::Debug for NoRows<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("NoRows")
+    }
+}
+
+impl<I> IntoIterator for NoRows<I> {
+    type Item = I;
+    type IntoIter = Empty<I>;
 
     #[inline]
     fn into_iter(self) -> Self::IntoIter {
@@ -90,10 +103,10 @@ impl IntoIterator for NoRows {
     }
 }
 
-impl SplitRows for NoRows {
+impl<I> SplitRows for NoRows<I> {
     #[inline]
     fn split_at(self, _mid: usize) -> (Self, Self) {
-        (NoRows, NoRows)
+        (NoRows::default(), NoRows::default())
     }
 }
 
@@ -239,6 +252,6 @@ mod tests {
         let left: Vec<_> = left.into_iter().map(|(x, y, _)| (*x, *y)).collect();
         assert_eq!(left, [(1, 10)]);
         assert_eq!(a, [1, 42, 63]);
-        assert_eq!(NoRows.into_iter().count(), 0);
+        assert_eq!(NoRows::<()>::default().into_iter().count(), 0);
     }
 }
