@@ -251,7 +251,7 @@ pub mod __private {
 
     pub use crate::group::upkeep::refresh_groups;
     pub use crate::in_step::{new_deferred, new_storage};
-    pub use crate::indices::{all_distinct, digit, field_index, is_listed, Differ, Id, ID_DIGITS};
+    pub use crate::indices::{all_distinct, digit, field_index, is_listed, Id, ID_DIGITS};
     pub use crate::plumbing::{
         new_allocator, take_part, Column, Deferred, EachGroup, EachGroupRef, EachStorage,
         EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,
