@@ -324,7 +324,7 @@ pub type StorageIn<W, C> = SparseMap<C, <C as Column<W>>::Track>;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not tracked in `{W}`",
     label = "`{W}` keeps no change log for `{Self}`",
-    note = "add `tracked ({Self});` to the `world!` declaration of `{W}` (after its components and resources); only tracked components pay for change detection"
+    note = "add `tracked ({Self});` to the `world!` declaration of `{W}` (after its struct line); only tracked components pay for change detection"
 )]
 pub trait TrackedColumn<W: Storages>: Column<W, Track = Tracked> {}
 

@@ -89,6 +89,10 @@ mod serde;
 /// Each component type may appear once: a type listed twice is a compile
 /// error (conflicting impls).
 ///
+/// After the struct line come, in any order: `resources { name: Type, … }`
+/// (at most once), `tracked (Component, …);` (at most once) and any number
+/// of `group (Component, Component, …);` lines.
+///
 /// The first form also takes paths, `world! { pub struct W<ui::Position>; }`,
 /// naming each field after the last segment (`position`). A list with paths
 /// is expanded one component at a time, so past about 40 components it
@@ -112,6 +116,7 @@ mod serde;
 macro_rules! world {
     // `world! { pub struct W<A, B, C>; }`
     (
+        @ordered
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident < $($component:ident),+ $(,)? > ;
         $( resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* $(,)? } )?
@@ -141,6 +146,7 @@ macro_rules! world {
     // `world! { pub struct W<ui::Position, B>; }`: paths, each field named
     // after the last segment (expanded one component at a time).
     (
+        @ordered
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident < $( $($seg:ident)::+ ),+ $(,)? > ;
         $( resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* $(,)? } )?
@@ -159,6 +165,7 @@ macro_rules! world {
     };
     // `world! { pub struct W { a: A, pos: Vec3<f32> } }`
     (
+        @ordered
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ $(,)? }
         $( resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* $(,)? } )?
@@ -175,6 +182,39 @@ macro_rules! world {
             }
         }
     };
+    // The sections after the struct line come in any order: each form
+    // hands them to `__world_sections!`, which sorts them and comes back
+    // here (`@ordered`) with resources, then `tracked`, then the groups.
+    (
+        $(#[$($attr:tt)*])*
+        $vis:vis struct $name:ident < $($component:ident),+ $(,)? > ;
+        $($sections:tt)*
+    ) => {
+        $crate::__world_sections! {
+            @head [$(#[$($attr)*])* $vis struct $name < $($component),+ > ;]
+            @resources [] @tracked [] @groups [] @todo [$($sections)*]
+        }
+    };
+    (
+        $(#[$($attr:tt)*])*
+        $vis:vis struct $name:ident < $( $($seg:ident)::+ ),+ $(,)? > ;
+        $($sections:tt)*
+    ) => {
+        $crate::__world_sections! {
+            @head [$(#[$($attr)*])* $vis struct $name < $( $($seg)::+ ),+ > ;]
+            @resources [] @tracked [] @groups [] @todo [$($sections)*]
+        }
+    };
+    (
+        $(#[$($attr:tt)*])*
+        $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ $(,)? }
+        $($sections:tt)*
+    ) => {
+        $crate::__world_sections! {
+            @head [$(#[$($attr)*])* $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }]
+            @resources [] @tracked [] @groups [] @todo [$($sections)*]
+        }
+    };
     ($($input:tt)*) => {
         $crate::__private::core::compile_error! {
             "`world!` expects one of two forms, each with at least one component:\n\
@@ -182,9 +222,59 @@ macro_rules! world {
              \n    world! { pub struct MyWorld { position: Position, velocity: Vec3<f32> } }\n\
              \nThe first takes type names (or paths) and names each field after the type; the second \
              takes `field: Type` pairs (fields are always `pub`, so write no visibility). \
-             Either may be followed by resources, `resources { time: Time, score: Score }`, \
-             then by the components whose changes are tracked, `tracked (Position);`, \
-             then by owning groups, one per line: `group (Position, Velocity);`"
+             Either may be followed, in any order, by resources, `resources { time: Time, score: Score }`, \
+             the components whose changes are tracked, `tracked (Position);`, \
+             and owning groups, one per line: `group (Position, Velocity);`"
+        }
+    };
+}
+
+/// Sorts the sections that follow a `world!` struct line (`resources
+/// { … }`, `tracked (…);`, `group (…);` lines), written in any order, into
+/// the order the rest of the macro reads, then hands the world back to
+/// `world!`. A section given twice, or one it does not know, is an error
+/// that says which. Not public API.
+#[doc(hidden)] // Called by `world!` only.
+#[macro_export]
+macro_rules! __world_sections {
+    (@head [$($head:tt)*] @resources [$($res:tt)*] @tracked [$($tra:tt)*] @groups [$($grp:tt)*] @todo []) => {
+        $crate::world! { @ordered $($head)* $($res)* $($tra)* $($grp)* }
+    };
+    (@head $head:tt @resources [] @tracked $tra:tt @groups $grp:tt
+        @todo [resources { $($r:tt)* } $($rest:tt)*]) => {
+        $crate::__world_sections! {
+            @head $head @resources [resources { $($r)* }] @tracked $tra @groups $grp @todo [$($rest)*]
+        }
+    };
+    (@head $head:tt @resources [$($seen:tt)+] @tracked $tra:tt @groups $grp:tt
+        @todo [resources $($rest:tt)*]) => {
+        $crate::__private::core::compile_error! {
+            "`world!`: `resources { … }` is given twice; list every resource in one block"
+        }
+    };
+    (@head $head:tt @resources $res:tt @tracked [] @groups $grp:tt
+        @todo [tracked ( $($t:tt)* ) ; $($rest:tt)*]) => {
+        $crate::__world_sections! {
+            @head $head @resources $res @tracked [tracked ( $($t)* ) ;] @groups $grp @todo [$($rest)*]
+        }
+    };
+    (@head $head:tt @resources $res:tt @tracked [$($seen:tt)+] @groups $grp:tt
+        @todo [tracked $($rest:tt)*]) => {
+        $crate::__private::core::compile_error! {
+            "`world!`: `tracked (…);` is given twice; list every tracked component in one line"
+        }
+    };
+    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups [$($grp:tt)*]
+        @todo [group ( $($g:tt)* ) ; $($rest:tt)*]) => {
+        $crate::__world_sections! {
+            @head $head @resources $res @tracked $tra @groups [$($grp)* group ( $($g)* ) ;] @todo [$($rest)*]
+        }
+    };
+    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @todo [$($other:tt)+]) => {
+        $crate::__private::core::compile_error! {
+            "`world!`: after the struct line come, in any order, `resources { name: Type, … }`, \
+             `tracked (Component, …);` and `group (Component, Component, …);` lines; \
+             this is none of them (check the spelling, the brackets and the `;`)"
         }
     };
 }
