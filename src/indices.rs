@@ -251,7 +251,7 @@ mod tests {
 pub const ID_DIGITS: usize = 12;
 
 /// A storage index as a type: its binary digits, lowest first (`Id<1, 0,
-/// …>` is index 1). `2` is what [`Differ`] shifts in behind the digits it
+/// …>` is index 1). `2` is what `Differ` shifts in behind the digits it
 /// has compared, so two equal `Id`s end as all `2`s, where no impl is.
 #[derive(Debug)]
 pub struct Id<

@@ -521,6 +521,51 @@ fn a_save_without_a_resource_loads_it_as_its_default() {
     assert!(error.to_string().contains("invalid type"), "{error}");
 }
 
+/// A per-tick cache: rebuilt every frame, never saved, and not
+/// serialisable at all.
+#[derive(Debug, Default, PartialEq)]
+pub struct NeighbourCache(pub Vec<(Entity, Entity)>);
+
+world! {
+    #[derive(Debug, Serialize, Deserialize)]
+    pub struct WithCache<Position>;
+    resources {
+        clock: Clock,
+        /// Rebuilt each tick: not saved.
+        #[serde(skip)]
+        neighbours: NeighbourCache,
+    }
+}
+
+#[test]
+fn a_resource_marked_serde_skip_is_not_saved_and_loads_as_its_default() {
+    let mut world = WithCache::new();
+    world.clock.frame = 9;
+    let e = world.spawn_with((Position { x: 1.0, y: 1.0 },));
+    world.neighbours.0.push((e, e));
+
+    let json = serde_json::to_string(&world).unwrap();
+    assert!(!json.contains("neighbours"), "{json}");
+    let loaded: WithCache = serde_json::from_str(&json).unwrap();
+    assert_eq!(loaded.clock.frame, 9);
+    assert_eq!(loaded.neighbours, NeighbourCache::default());
+    assert!(loaded.position.contains(e));
+
+    let bytes = postcard::to_allocvec(&world).unwrap();
+    let loaded: WithCache = postcard::from_bytes(&bytes).unwrap();
+    assert_eq!((loaded.clock.frame, loaded.neighbours.0.len()), (9, 0));
+
+    // A save written while the resource was still saved loads too: the
+    // value is not read, and the resource starts from its default.
+    let mut value = serde_json::to_value(&world).unwrap();
+    value
+        .as_object_mut()
+        .unwrap()
+        .insert("neighbours".into(), serde_json::json!([[1, 2]]));
+    let loaded: WithCache = serde_json::from_value(value).unwrap();
+    assert_eq!(loaded.neighbours, NeighbourCache::default());
+}
+
 /// What a system saw of `Position` in its latest run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Observed {

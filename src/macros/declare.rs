@@ -5,11 +5,28 @@
 #[doc(hidden)] // Called by `__world_attrs!` only.
 #[macro_export]
 macro_rules! __world_declare {
+    // First the resources are sorted into those saved with the world and
+    // those marked `#[serde(skip)]` (see `__world_resources_split!`).
     (
+        @serde $serde:tt
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident $fields:tt
+        resources { $( $(#[$($res_attr:tt)*])* $res:ident : $res_ty:ty ),* }
+        $($rest:tt)*
+    ) => {
+        $crate::__world_resources_split! {
+            @todo [$( { [$([$($res_attr)*])*] $res : $res_ty } )*]
+            @kept [] @saved [] @skipped []
+            @then [@serde $serde $(#[$meta])* $vis struct $name $fields $($rest)*]
+        }
+    };
+    (
+        @split @resources [$( $(#[$res_meta:meta])* $res:ident : $res_ty:ty , )*]
+        @saved [$($saved:ident : $saved_ty:ty ,)*]
+        @skipped [$($skipped:ident : $skipped_ty:ty ,)*]
         @serde [$($serde:tt)*]
         $(#[$meta:meta])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ }
-        resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* }
         tracked ( $($tracked:ty,)* )
         $( group ( $($group:ty),+ ) ; )*
     ) => {
@@ -40,8 +57,58 @@ macro_rules! __world_declare {
             $crate::__world_groups! { $name $( group ( $($group),+ ) ; )* }
             $crate::__world_components! { $name { $($field : $ty),+ } tracked [$($tracked,)*] }
             $crate::__world_resources! { $name { $($res : $res_ty),* } }
-            $crate::__world_serde! { [$($serde)*] $name { $($field: $ty),+ } resources { $($res : $res_ty),* } }
+            $crate::__world_serde! {
+                [$($serde)*] $name { $($field: $ty),+ }
+                resources { $($saved : $saved_ty),* } skipped { $($skipped : $skipped_ty),* }
+            }
         };
+    };
+}
+
+/// Sorts a world's resources: each keeps its attributes on its field but
+/// `#[serde(skip)]`, which marks it as not saved (rebuilt with `Default`
+/// on load). Then goes on with `__world_declare!`. Not public API.
+#[doc(hidden)] // Called by `__world_declare!` only.
+#[macro_export]
+macro_rules! __world_resources_split {
+    (@todo [] @kept [$($kept:tt)*] @saved [$($saved:tt)*] @skipped [$($skipped:tt)*] @then [$($then:tt)*]) => {
+        $crate::__world_declare! {
+            @split @resources [$($kept)*] @saved [$($saved)*] @skipped [$($skipped)*] $($then)*
+        }
+    };
+    (@todo [{ [$($attrs:tt)*] $res:ident : $res_ty:ty } $($todo:tt)*] @kept $kept:tt @saved $saved:tt @skipped $skipped:tt @then $then:tt) => {
+        $crate::__world_resources_split! {
+            @attrs [$($attrs)*] @keep [] @skip [] @res [$res : $res_ty]
+            @todo [$($todo)*] @kept $kept @saved $saved @skipped $skipped @then $then
+        }
+    };
+    (@attrs [[serde(skip)] $($attrs:tt)*] @keep $keep:tt @skip $skip:tt @res $res:tt
+        @todo $todo:tt @kept $kept:tt @saved $saved:tt @skipped $skipped:tt @then $then:tt) => {
+        $crate::__world_resources_split! {
+            @attrs [$($attrs)*] @keep $keep @skip [skip] @res $res
+            @todo $todo @kept $kept @saved $saved @skipped $skipped @then $then
+        }
+    };
+    (@attrs [[$($attr:tt)*] $($attrs:tt)*] @keep [$($keep:tt)*] @skip $skip:tt @res $res:tt
+        @todo $todo:tt @kept $kept:tt @saved $saved:tt @skipped $skipped:tt @then $then:tt) => {
+        $crate::__world_resources_split! {
+            @attrs [$($attrs)*] @keep [$($keep)* #[$($attr)*]] @skip $skip @res $res
+            @todo $todo @kept $kept @saved $saved @skipped $skipped @then $then
+        }
+    };
+    (@attrs [] @keep [$($keep:tt)*] @skip [] @res [$res:ident : $res_ty:ty]
+        @todo $todo:tt @kept [$($kept:tt)*] @saved [$($saved:tt)*] @skipped $skipped:tt @then $then:tt) => {
+        $crate::__world_resources_split! {
+            @todo $todo @kept [$($kept)* $($keep)* $res : $res_ty ,]
+            @saved [$($saved)* $res : $res_ty ,] @skipped $skipped @then $then
+        }
+    };
+    (@attrs [] @keep [$($keep:tt)*] @skip [skip] @res [$res:ident : $res_ty:ty]
+        @todo $todo:tt @kept [$($kept:tt)*] @saved $saved:tt @skipped [$($skipped:tt)*] @then $then:tt) => {
+        $crate::__world_resources_split! {
+            @todo $todo @kept [$($kept)* $($keep)* $res : $res_ty ,]
+            @saved $saved @skipped [$($skipped)* $res : $res_ty ,] @then $then
+        }
     };
 }
 

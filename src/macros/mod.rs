@@ -119,7 +119,7 @@ macro_rules! world {
         @ordered
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident < $($component:ident),+ $(,)? > ;
-        $( resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* $(,)? } )?
+        $( resources { $( $(#[$($res_attr:tt)*])* $res:ident : $res_ty:ty ),* $(,)? } )?
         $( tracked ( $($tra:ty),+ $(,)? ) ; )?
         $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
@@ -136,7 +136,7 @@ macro_rules! world {
                 @todo [$([$($attr)*])*] @kept [] @serde []
                 @item {
                     $vis struct $name { $( [<$component:snake>] : $component ),+ }
-                    resources { $($( $(#[$res_meta])* $res : $res_ty ),*)? }
+                    resources { $($( $(#[$($res_attr)*])* $res : $res_ty ),*)? }
                     tracked ( $($($tra,)+)? )
                     $( group ( $($group),+ ) ; )*
                 }
@@ -149,7 +149,7 @@ macro_rules! world {
         @ordered
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident < $( $($seg:ident)::+ ),+ $(,)? > ;
-        $( resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* $(,)? } )?
+        $( resources { $( $(#[$($res_attr:tt)*])* $res:ident : $res_ty:ty ),* $(,)? } )?
         $( tracked ( $($tra:ty),+ $(,)? ) ; )?
         $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
@@ -158,7 +158,7 @@ macro_rules! world {
             @done []
             @rest {
                 [$([$($attr)*])*] $vis $name
-                { $($( $(#[$res_meta])* $res : $res_ty ),*)? }
+                { $($( $(#[$($res_attr)*])* $res : $res_ty ),*)? }
                 { tracked ( $($($tra,)+)? ) $( group ( $($group),+ ) ; )* }
             }
         }
@@ -168,7 +168,7 @@ macro_rules! world {
         @ordered
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ $(,)? }
-        $( resources { $( $(#[$res_meta:meta])* $res:ident : $res_ty:ty ),* $(,)? } )?
+        $( resources { $( $(#[$($res_attr:tt)*])* $res:ident : $res_ty:ty ),* $(,)? } )?
         $( tracked ( $($tra:ty),+ $(,)? ) ; )?
         $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
@@ -176,7 +176,7 @@ macro_rules! world {
             @todo [$([$($attr)*])*] @kept [] @serde []
             @item {
                 $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }
-                resources { $($( $(#[$res_meta])* $res : $res_ty ),*)? }
+                resources { $($( $(#[$($res_attr)*])* $res : $res_ty ),*)? }
                 tracked ( $($($tra,)+)? )
                 $( group ( $($group),+ ) ; )*
             }

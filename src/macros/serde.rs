@@ -6,23 +6,25 @@
 #[doc(hidden)] // Called by `__world_declare!` only.
 #[macro_export]
 macro_rules! __world_serde {
-    ([] $name:ident $fields:tt resources $res:tt) => {};
-    ([ser($($path:tt)+) $($rest:tt)*] $name:ident $fields:tt resources $res:tt) => {
-        $crate::__world_serialize! { [$($path)+] $name $fields resources $res }
-        $crate::__world_serde! { [$($rest)*] $name $fields resources $res }
+    ([] $name:ident $fields:tt resources $res:tt skipped $skip:tt) => {};
+    ([ser($($path:tt)+) $($rest:tt)*] $name:ident $fields:tt resources $res:tt skipped $skip:tt) => {
+        $crate::__world_serialize! { [$($path)+] $name $fields resources $res skipped $skip }
+        $crate::__world_serde! { [$($rest)*] $name $fields resources $res skipped $skip }
     };
-    ([de($($path:tt)+) $($rest:tt)*] $name:ident $fields:tt resources $res:tt) => {
-        $crate::__world_deserialize! { [$($path)+] $name $fields resources $res }
-        $crate::__world_serde! { [$($rest)*] $name $fields resources $res }
+    ([de($($path:tt)+) $($rest:tt)*] $name:ident $fields:tt resources $res:tt skipped $skip:tt) => {
+        $crate::__world_deserialize! { [$($path)+] $name $fields resources $res skipped $skip }
+        $crate::__world_serde! { [$($rest)*] $name $fields resources $res skipped $skip }
     };
 }
 
-/// `Serialize` for a world: the allocator, then every storage. Not public API.
+/// `Serialize` for a world: the allocator, then every storage, then the
+/// resources not marked `#[serde(skip)]`. Not public API.
 #[cfg(feature = "serde")]
 #[doc(hidden)] // Called by `__world_serde!` only.
 #[macro_export]
 macro_rules! __world_serialize {
-    ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ } resources { $($res:ident : $res_ty:ty),* }) => {
+    ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ } resources { $($res:ident : $res_ty:ty),* }
+        skipped { $($skipped:ident : $skipped_ty:ty),* }) => {
         impl $($path)+ for $name {
             fn serialize<__S>(
                 &self,
@@ -33,7 +35,10 @@ macro_rules! __world_serialize {
             {
                 use $crate::__private::serde::ser::SerializeStruct as _;
                 let mut state = serializer
-                    .serialize_struct($crate::__private::core::stringify!($name), 1 + __FIELDS.len() + __RESOURCES.len())?;
+                    .serialize_struct(
+                        $crate::__private::core::stringify!($name),
+                        1 + __FIELDS.len() + <[&str]>::len(&[$($crate::__private::core::stringify!($res)),*]),
+                    )?;
                 state.serialize_field("entities", &$crate::__private::saved_entities(self))?;
                 $(state.serialize_field(
                     $crate::__private::core::stringify!($field),
@@ -52,7 +57,8 @@ macro_rules! __world_serialize {
 #[doc(hidden)] // Called by `__world_serde!` only.
 #[macro_export]
 macro_rules! __world_deserialize {
-    ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ } resources { $($res:ident : $res_ty:ty),* }) => {
+    ([$($path:tt)+] $name:ident { $($field:ident: $ty:ty),+ } resources { $($res:ident : $res_ty:ty),* }
+        skipped { $($skipped:ident : $skipped_ty:ty),* }) => {
         impl<'de> $($path)+<'de> for $name {
             fn deserialize<__D>(deserializer: __D) -> $crate::__private::core::result::Result<Self, __D::Error>
             where
@@ -101,6 +107,10 @@ macro_rules! __world_deserialize {
                         $crate::__private::core::stringify!($res),
                         map,
                     ),)*
+                    // Saved before it was marked `#[serde(skip)]`: not read.
+                    $($crate::__private::core::stringify!($skipped) => map
+                        .next_value::<$crate::__private::serde::de::IgnoredAny>()
+                        .map(|_| ()),)*
                     other => $crate::__private::core::result::Result::Err(
                         $crate::__private::serde::de::Error::unknown_field(other, Self::SAVED_FIELDS),
                     ),
@@ -145,6 +155,7 @@ macro_rules! __world_deserialize {
                 let mut world = Self {
                     $($field: $crate::__private::loaded_storage(&entities, $field.take_storage()),)+
                     $($res: partial.$res.unwrap_or_default(),)*
+                    $($skipped: $crate::__private::core::default::Default::default(),)*
                     __queued: $crate::__private::new_deferred(&entities),
                     entities,
                 };
