@@ -211,7 +211,9 @@ pub use crate::query::{
     Or, Query, QueryItem, QueryIter, QueryMut, QueryParts, QueryTerm, ReadOnly, With, Without,
     Writable,
 };
-pub use crate::schedule::{Schedule, ScheduleStats, StepSummary};
+pub use crate::schedule::Schedule;
+#[cfg(feature = "std")]
+pub use crate::schedule::{ScheduleStats, StepSummary};
 pub use crate::sparse_map::{Iter, IterMut, SparseMap, TrackedViewMut, ViewMut};
 pub use crate::system::{
     named, IntoStage, Named, ReadParam, Seen, StageParams, StageShape, SystemFn, SystemParam,
