@@ -280,11 +280,32 @@ fn the_layers_stay_in_order() {
 /// docs): no other module calls the storage's or the allocator's
 /// membership methods, or the reactions (owning groups, and later hooks and
 /// relations) that hang off them.
-#[test]
-fn structural_changes_go_through_one_module() {
+/// The code of every file of `src/` outside the modules `owners` (a
+/// module and its children), with its module name.
+fn code_outside(owners: &[&str]) -> Vec<(String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
+    files
+        .iter()
+        .map(|file| (module_name(&src, file), file))
+        .filter(|(module, _)| {
+            !owners
+                .iter()
+                .any(|owner| module == owner || module.starts_with(&format!("{owner}::")))
+        })
+        .map(|(module, file)| {
+            (
+                module,
+                code_of(&fs::read_to_string(file).expect("a source file")),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn structural_changes_go_through_one_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     // The storage and the allocator make the changes; `structural` alone
     // asks them to (and `in_step` drops what a moved storage holds of dead
     // entities: values the world never held).
@@ -316,16 +337,8 @@ fn structural_changes_go_through_one_module() {
     ];
     let mut found = Vec::new();
     let mut scanned = 0;
-    for file in &files {
-        let module = module_name(&src, file);
-        if owners
-            .iter()
-            .any(|owner| module == *owner || module.starts_with(&format!("{owner}::")))
-        {
-            continue;
-        }
+    for (module, code) in code_outside(&owners) {
         scanned += 1;
-        let code = code_of(&fs::read_to_string(file).expect("a source file"));
         for call in calls {
             if code.contains(call) {
                 found.push(format!("{module} calls `{call}`"));
@@ -470,8 +483,6 @@ fn one_public_path_per_item() {
 #[test]
 fn stamps_are_compared_in_one_module() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     // Where the stamp is defined: the allocator's, and a storage's field.
     let owners = ["in_step", "entity", "sparse_map"];
     let uses = [
@@ -484,15 +495,7 @@ fn stamps_are_compared_in_one_module() {
         ".synced =",
     ];
     let mut found = Vec::new();
-    for file in &files {
-        let module = module_name(&src, file);
-        if owners
-            .iter()
-            .any(|owner| module == *owner || module.starts_with(&format!("{owner}::")))
-        {
-            continue;
-        }
-        let code = code_of(&fs::read_to_string(file).expect("a source file"));
+    for (module, code) in code_outside(&owners) {
         for used in uses {
             if code.contains(used) {
                 found.push(format!("{module} uses `{used}`"));
