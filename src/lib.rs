@@ -207,9 +207,9 @@ pub use crate::error::{AddError, AddErrorKind, SpawnError};
 pub use crate::group::Group;
 pub use crate::plumbing::BundleParts;
 pub use crate::query::{
-    join, Added, Changed, ChangedMut, ChangedRef, Fetch, FetchItem, Filter, IntoFetch, Join, Maybe,
-    Or, Query, QueryItem, QueryIter, QueryMut, QueryParts, QueryTerm, ReadOnly, With, Without,
-    Writable,
+    join, Added, Changed, ChangedMut, ChangedRef, Fetch, FetchItem, Filter, Has, IntoFetch, Join,
+    Maybe, Or, Query, QueryItem, QueryIter, QueryMut, QueryParts, QueryTerm, ReadOnly, With,
+    Without, Writable,
 };
 pub use crate::schedule::Schedule;
 #[cfg(feature = "std")]
@@ -237,8 +237,8 @@ pub mod prelude {
     pub use crate::world;
     pub use crate::{
         join, named, Added, Bundle, Changed, Commands, Component, Contains, Entity,
-        EntityAllocator, Maybe, Mut, Or, Query, QueryMut, Schedule, Seen, SparseMap, StorageOf,
-        Tracked, Untracked, With, Without, World,
+        EntityAllocator, Has, Maybe, Mut, Or, Query, QueryMut, Schedule, Seen, SparseMap,
+        StorageOf, Tracked, Untracked, With, Without, World,
     };
 }
 

@@ -407,3 +407,64 @@ fn or_filters_match_the_brute_force() {
         assert!(world.c.iter().all(|(e, c)| c.0 == e.index() * 10 + 2));
     }
 }
+
+/// `Has<T>` against `world.has`: in a query, a mutable query, `get_many`
+/// and a join, on a populated world, after removals and despawns, and
+/// next to a storage brought from another world (out of step: `Has` must
+/// not see the entries of entities this world does not have).
+#[test]
+fn has_tells_each_entity_whether_it_has_the_component() {
+    let (mut world, handles) = populated(11);
+    for &e in handles.iter().step_by(7) {
+        world.remove::<B>(e);
+    }
+    for &e in handles.iter().step_by(13) {
+        world.despawn(e);
+    }
+    let expected: Vec<(Entity, bool)> = world
+        .query::<&A>()
+        .map(|(e, _)| (e, world.has::<B>(e)))
+        .collect();
+    assert!(expected.iter().any(|&(_, has)| has) && expected.iter().any(|&(_, has)| !has));
+
+    let asked: Vec<(Entity, bool)> = world
+        .query::<(&A, Has<B>)>()
+        .map(|(e, (_, b))| (e, b))
+        .collect();
+    assert_eq!(asked, expected);
+    let joined: Vec<(Entity, bool)> = join((&world.a, Has(&world.b)))
+        .into_iter()
+        .map(|(e, (_, b))| (e, b))
+        .collect();
+    assert_eq!(joined, expected);
+    let mut written = Vec::new();
+    world
+        .query_mut::<(&mut A, Has<B>)>()
+        .for_each(|e, (_, b)| written.push((e, b)));
+    assert_eq!(written, expected);
+    for &(e, has) in &expected {
+        assert_eq!(world.get_many::<(&A, Has<B>)>(e).map(|(_, b)| b), Some(has));
+    }
+    // Beside `&H`, every result has an `H`.
+    assert_eq!(
+        world
+            .query::<(&H, Has<H>)>()
+            .filter(|(_, (_, has))| !has)
+            .count(),
+        0
+    );
+
+    // A storage from elsewhere: its entries of entities this world does not
+    // have (despawned here, or never spawned) are not there for `Has`.
+    let (other, _) = populated(12);
+    world.b = other.b.clone();
+    let stale: Vec<(Entity, bool)> = world
+        .query::<(&A, Has<B>)>()
+        .map(|(e, (_, b))| (e, b))
+        .collect();
+    for (e, has) in stale {
+        assert!(world.is_alive(e));
+        assert_eq!(has, world.b.contains(e), "{e:?}");
+    }
+    world.assert_invariants();
+}

@@ -9,7 +9,7 @@
 
 use core::ops::Range;
 
-use super::filters::{Maybe, With, Without};
+use super::filters::{Has, Maybe, With, Without};
 use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
 use crate::change::{Track, Tracked, Untracked};
@@ -917,6 +917,61 @@ impl<C, K: Track> Cursor for Without<&SparseMap<C, K>> {
 
 impl<'w, C: 'static, K: Track> ReadOnly<'w> for Without<&'w SparseMap<C, K>> {}
 
+impl<'w, C: 'static, K: Track> FetchItem<'w> for Has<&'w SparseMap<C, K>> {
+    type Item<'a> = bool;
+}
+
+/// `Has<C>`: a column every entity matches, found or not; looked up per
+/// entity (it never drives nor walks packed: it is not required).
+impl<'w, C: 'static, K: Track> Access<'w> for Has<&'w SparseMap<C, K>> {
+    type Found = bool;
+    type Cursor = Self;
+    const COLUMNS: usize = 1;
+
+    #[inline]
+    fn plan(&self, planner: &mut Planner<'w>) {
+        planner.column(column(self.0, false, false));
+    }
+
+    #[inline]
+    fn find(&self, entity: Entity, slot: usize) -> Option<bool> {
+        Some(self.0.index_of_at(entity, slot).is_some())
+    }
+
+    #[inline(always)]
+    fn fetch(&mut self, found: bool, _: Entity) -> bool {
+        found
+    }
+
+    #[inline(always)]
+    fn fetch_owned(self, found: bool, _: Entity) -> bool {
+        found
+    }
+
+    #[inline]
+    fn into_cursor(self) -> Self {
+        self
+    }
+
+    #[inline]
+    fn split_at(self, _mid: usize) -> (Self, Self) {
+        (self, self)
+    }
+}
+
+impl<'w, C: 'static, K: Track> Unpacked<'w> for Has<&'w SparseMap<C, K>> {}
+
+impl<C, K: Track> Cursor for Has<&SparseMap<C, K>> {
+    type Item = bool;
+
+    #[inline]
+    fn next(&mut self, entity: Entity, slot: usize) -> Option<bool> {
+        Some(self.0.index_of_at(entity, slot).is_some())
+    }
+}
+
+impl<'w, C: 'static, K: Track> ReadOnly<'w> for Has<&'w SparseMap<C, K>> {}
+
 // ----- tuples -----
 
 macro_rules! impl_tuples {
@@ -1132,6 +1187,13 @@ impl<'w, C, K: Track> FromStorage<'w, C, K> for With<&'w SparseMap<C, K>> {
     }
 }
 
+impl<'w, C, K: Track> FromStorage<'w, C, K> for Has<&'w SparseMap<C, K>> {
+    #[inline]
+    fn from_storage(storage: &'w mut SparseMap<C, K>) -> Self {
+        Has(storage)
+    }
+}
+
 impl<'w, C, K: Track> FromStorage<'w, C, K> for Without<&'w SparseMap<C, K>> {
     #[inline]
     fn from_storage(storage: &'w mut SparseMap<C, K>) -> Self {
@@ -1239,6 +1301,15 @@ impl<'w, C: 'static, K: Track> IntoFetch<'w> for With<&'w SparseMap<C, K>> {
 }
 
 impl<'w, C: 'static, K: Track> IntoFetch<'w> for Without<&'w SparseMap<C, K>> {
+    type Fetch = Self;
+
+    #[inline]
+    fn into_fetch(self) -> Self {
+        self
+    }
+}
+
+impl<'w, C: 'static, K: Track> IntoFetch<'w> for Has<&'w SparseMap<C, K>> {
     type Fetch = Self;
 
     #[inline]

@@ -52,6 +52,35 @@ pub struct With<T>(pub T);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Without<T>(pub T);
 
+/// Whether each entity has a `C`: yields a `bool`, and filters nothing
+/// (bevy's `Has<C>`). Cheaper than `Option<&C>` when only the presence
+/// matters, and it borrows `C`'s storage only to read.
+///
+/// In a query type, `Has<C>` names a component; in a [`join`](super::join),
+/// `Has(&world.c)` wraps the storage.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(i32);
+/// struct Shield;
+/// world! { struct Game<Pos, Shield>; }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(10),));
+/// world.spawn_with((Pos(10), Shield));
+/// for (_, (pos, shielded)) in world.query_mut::<(&mut Pos, Has<Shield>)>() {
+///     pos.0 -= if shielded { 1 } else { 5 };
+/// }
+/// let mut left: Vec<i32> = world.query::<&Pos>().map(|(_, p)| p.0).collect();
+/// left.sort();
+/// assert_eq!(left, [5, 9]);
+/// let shielded = join((&world.pos, Has(&world.shield))).into_iter().filter(|(_, (_, has))| *has).count();
+/// assert_eq!(shielded, 1);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Has<T>(pub T);
+
 /// An optional storage in a [`join`](super::join): yields `Some(item)` when the entity has
 /// the component and `None` otherwise, and never excludes an entity. The
 /// query-type spelling is `Option<&C>` / `Option<&mut C>`.

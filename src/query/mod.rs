@@ -24,7 +24,7 @@ pub(crate) mod terms;
 
 pub use changed::{ChangedMut, ChangedRef};
 pub use fetch::{Fetch, FetchItem, IntoFetch, ReadOnly, Writable};
-pub use filters::{Added, Changed, Maybe, Or, With, Without};
+pub use filters::{Added, Changed, Has, Maybe, Or, With, Without};
 pub use iter::QueryIter;
 pub use join::{join, Join};
 pub use or::Filter;

@@ -4,7 +4,7 @@
 
 use super::changed::{ChangedMut, ChangedRef};
 use super::fetch::{Fetch, FromStorage, ReadOnly, Writable};
-use super::filters::{Added, Changed, Maybe, With, Without};
+use super::filters::{Added, Changed, Has, Maybe, With, Without};
 use crate::change::Tracked;
 use crate::in_step;
 use crate::indices::{all_distinct_lists, Indices, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
@@ -39,7 +39,7 @@ use crate::SparseMap;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a query over `{W}`",
     label = "not a query over `{W}`",
-    note = "a query is `&C`, `Option<&C>`, `With<C>` or `Without<C>` for a component `C` of `{W}`, \
+    note = "a query is `&C`, `Option<&C>`, `With<C>`, `Without<C>` or `Has<C>` for a component `C` of `{W}`, \
             or a tuple of up to 12 of them, such as `(&A, &B)`"
 )]
 pub trait Query<'w, W> {
@@ -96,6 +96,21 @@ impl<'w, W: ColumnAccess<C>, C: 'static> Query<'w, W> for With<C> {
     #[inline]
     fn fetch(world: &'w W) -> Self::Fetch {
         With(world.sparse_map())
+    }
+
+    #[inline]
+    fn in_step(world: &'w W, _: Token) -> bool {
+        in_step::is_in_step::<W, C>(world)
+    }
+}
+
+impl<'w, W: ColumnAccess<C>, C: 'static> Query<'w, W> for Has<C> {
+    type Fetch = Has<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>;
+    const REQUIRED: bool = false;
+
+    #[inline]
+    fn fetch(world: &'w W) -> Self::Fetch {
+        Has(world.sparse_map())
     }
 
     #[inline]
@@ -262,7 +277,7 @@ impl_query_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9, Q10, Q11);
     message = "`{Self}` is not a query element over `{W}`",
     label = "not a query element over `{W}`",
     note = "a mutable query element is `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>`, \
-            `Without<C>` for a component `C` of `{W}`, or an `Or` of filters"
+            `Without<C>`, `Has<C>` for a component `C` of `{W}`, or an `Or` of filters"
 )]
 pub trait QueryTerm<'w, W: Storages + 'w>: QueryParts<'w, W> {
     /// The storage index in `W` of each component the element names (one,
@@ -357,6 +372,7 @@ impl_query_term! {
     Option<&'w mut C> => Maybe<<<W as ColumnOf<C>>::Track as Writable<C>>::View<'w>>, false;
     With<C> => With<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, true;
     Without<C> => Without<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, false;
+    Has<C> => Has<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, false;
 }
 
 /// A mutable query over a world `W`: one [`QueryTerm`], or a tuple of up to
@@ -396,7 +412,7 @@ impl_query_term! {
     message = "`{Self}` is not a mutable query over `{W}`",
     label = "not a mutable query over `{W}`",
     note = "a mutable query is one of `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>`, \
-            `Without<C>` for a component `C` of `{W}`, or a tuple of up to 8 of them"
+            `Without<C>`, `Has<C>` for a component `C` of `{W}`, or a tuple of up to 8 of them"
 )]
 pub trait QueryMut<'w, W: Storages + 'w>: QueryParts<'w, W> + DistinctTerms<W> {}
 
@@ -496,6 +512,7 @@ impl_query_mut_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7);
 impl<T> crate::seal::Sealed for Option<T> {}
 impl<T> crate::seal::Sealed for With<T> {}
 impl<T> crate::seal::Sealed for Without<T> {}
+impl<T> crate::seal::Sealed for Has<T> {}
 impl<T> crate::seal::Sealed for Changed<T> {}
 impl<T> crate::seal::Sealed for Added<T> {}
 impl<T> crate::seal::Sealed for super::filters::Or<T> {}
