@@ -216,8 +216,8 @@ pub use crate::schedule::Schedule;
 pub use crate::schedule::{ScheduleStats, StepSummary};
 pub use crate::sparse_map::{Iter, IterMut, SparseMap, TrackedViewMut, ViewMut};
 pub use crate::system::{
-    named, IntoStage, Named, ReadParam, Seen, StageParams, StageShape, SystemFn, SystemParam,
-    SystemParams, SystemShape, WriteParam,
+    named, IntoStage, Local, Named, ReadParam, Seen, StageParams, StageShape, SystemFn,
+    SystemParam, SystemParams, SystemShape, WriteParam,
 };
 pub use crate::world::World;
 
@@ -237,7 +237,7 @@ pub mod prelude {
     pub use crate::world;
     pub use crate::{
         join, named, Added, Bundle, Changed, Commands, Component, Contains, Entity,
-        EntityAllocator, Has, Maybe, Mut, Or, Query, QueryMut, Schedule, Seen, SparseMap,
+        EntityAllocator, Has, Local, Maybe, Mut, Or, Query, QueryMut, Schedule, Seen, SparseMap,
         StorageOf, Tracked, Untracked, With, Without, World,
     };
 }

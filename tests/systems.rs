@@ -359,3 +359,77 @@ fn a_stage_that_works_long_enough_goes_to_the_pool_and_a_light_one_stays() {
     }
     assert_eq!(light.load(Ordering::Relaxed), 0);
 }
+
+// ----- Local: a system's own state -----
+
+fn tally(runs: &mut Local<u64>, seen: &mut Local<Vec<u64>>, frame: &Frame) {
+    **runs += 1;
+    seen.push(frame.0);
+}
+
+fn frames_alike(runs: &mut Local<u64>, score: &mut Score) {
+    **runs += 10;
+    score.0 = **runs as i64;
+}
+
+#[test]
+fn each_local_belongs_to_one_parameter_of_one_system() {
+    let mut world = Game::new();
+    let mut schedule = Schedule::new();
+    schedule
+        .add_system(count)
+        // A stage: `Local`s share nothing, so they sit beside any writer.
+        .add_systems((tally, frames_alike))
+        .add_system(move |runs: &mut Local<u64>, log: &mut Log| {
+            **runs += 100;
+            log.0.push(format!("{}", **runs));
+        })
+        // Beside `&mut W`, as a command buffer may be.
+        .add_system(|world: &mut Game, last: &mut Local<Option<u64>>| {
+            let now = world.frame.0;
+            assert_eq!(
+                **last,
+                now.checked_sub(1).filter(|&f| f > 0),
+                "the last run's frame"
+            );
+            **last = Some(now);
+            world.spawn_with((Tag,));
+        });
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    assert_eq!(world.score.0, 30, "frames_alike's own counter");
+    assert_eq!(
+        world.log.0,
+        ["100", "200", "300"],
+        "the closure's own counter"
+    );
+    assert_eq!(
+        world.size::<Tag>(),
+        3,
+        "the exclusive system ran each frame"
+    );
+    // A second schedule's systems start from `Default` again.
+    let mut again = Schedule::new();
+    again.add_system(frames_alike);
+    again.run(&mut world);
+    assert_eq!(world.score.0, 10);
+}
+
+#[test]
+fn a_local_can_be_read_back_through_a_named_system() {
+    fn remember(best: &mut Local<i64>, pos: &SparseMap<Pos>, score: &mut Score) {
+        for p in pos.values() {
+            **best = (**best).max(p.0);
+        }
+        score.0 = **best;
+    }
+    let mut world = Game::new();
+    let e = world.spawn_with((Pos(4),));
+    let mut schedule = Schedule::new();
+    schedule.add_system(named("remember", remember));
+    schedule.run(&mut world);
+    world.pos.get_mut(e).unwrap().0 = 1;
+    schedule.run(&mut world);
+    assert_eq!(world.score.0, 4, "the best so far, kept between runs");
+}

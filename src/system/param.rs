@@ -142,7 +142,7 @@ pub trait ReadParam<W: Storages> {
 #[diagnostic::on_unimplemented(
     message = "`&mut {Self}` cannot be a parameter of a system of `{W}`",
     label = "not a storage, resource or command buffer of `{W}`",
-    note = "a system writes `&mut SparseMap<C>` for a component `C` of `{W}`, `&mut R` for a resource `R` declared in its `resources {{ … }}`, queues changes in `&mut Commands<{W}>`, or takes `&mut {W}` alone; it reads the allocator (`&EntityAllocator`) and spawns through `Commands`"
+    note = "a system writes `&mut SparseMap<C>` for a component `C` of `{W}`, `&mut R` for a resource `R` declared in its `resources {{ … }}`, queues changes in `&mut Commands<{W}>`, keeps its own state in `&mut Local<T>`, or takes `&mut {W}` alone; it reads the allocator (`&EntityAllocator`) and spawns through `Commands`"
 )]
 pub trait WriteParam<W: Storages> {
     /// What the parameter writes; `None` for a command buffer, which is the
@@ -249,11 +249,12 @@ impl<W: Storages + 'static> WriteParam<W> for Commands<W> {
 /// | `&mut R` | writes `R` |
 /// | `&EntityAllocator` | reads which entities are alive |
 /// | `&mut Commands<W>` | the system's own command buffer (nothing shared) |
+/// | `&mut Local<T>` | the system's own value, kept between runs, starting at `T::default()` (nothing shared) |
 /// | `&mut W` | the whole world: the system is *exclusive*, and takes nothing else |
 ///
 /// Up to 8 parameters. The same component or resource twice, once as
 /// `&mut`, is a compile error; so is `&mut W` beside other parameters
-/// (a `&mut Commands<W>` may come along).
+/// (a `&mut Commands<W>` or a `&mut Local<T>` may come along).
 ///
 /// [`Schedule::add_systems`](crate::Schedule::add_systems) adds a *stage*:
 /// systems that may run at the same time. Two members that conflict (one
@@ -354,7 +355,7 @@ impl<W: Storages + 'static> WriteParam<W> for Commands<W> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of a system of `{W}`",
     label = "not a system parameter",
-    note = "a system's parameters are `&SparseMap<C>` / `&mut SparseMap<C>` (C a component of `{W}`), `&R` / `&mut R` (R a resource of `{W}`), `&EntityAllocator`, `&mut Commands<{W}>`, or a single `&mut {W}`"
+    note = "a system's parameters are `&SparseMap<C>` / `&mut SparseMap<C>` (C a component of `{W}`), `&R` / `&mut R` (R a resource of `{W}`), `&EntityAllocator`, `&mut Commands<{W}>`, `&mut Local<T>`, or a single `&mut {W}`"
 )]
 pub trait SystemParam<W: Storages + 'static>: crate::seal::Sealed {
     /// The parameter as the system receives it, borrowed for `'a`.
