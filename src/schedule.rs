@@ -15,9 +15,14 @@ use crate::{ApplyReport, World};
 
 /// One step of a schedule: systems (one, or a stage) or a sync point.
 enum Entry<W> {
-    Systems(Box<dyn Step<W>>),
+    /// A system or a stage, and the condition it runs under, if any.
+    Systems(Box<dyn Step<W>>, Option<Condition<W>>),
     SyncPoint,
 }
+
+/// When a step runs (see [`Schedule::add_system_if`]): asked once per run,
+/// with the world as it is when the step's turn comes.
+type Condition<W> = Box<dyn FnMut(&W) -> bool>;
 
 /// The systems of a frame, run once per [`run`](Schedule::run): single
 /// systems, stages of systems that may run at the same time, and sync
@@ -117,7 +122,7 @@ impl<W> Schedule<W> {
     pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
         self.entries.iter().flat_map(|entry| {
             let (step, len): (Option<&dyn Step<W>>, usize) = match entry {
-                Entry::Systems(step) => (Some(&**step), step.len()),
+                Entry::Systems(step, _) => (Some(&**step), step.len()),
                 Entry::SyncPoint => (None, 1),
             };
             (0..len).map(move |member| match step {
@@ -165,7 +170,7 @@ impl<W> Schedule<W> {
         self.entries
             .iter()
             .map(|entry| match entry {
-                Entry::Systems(step) => step.len(),
+                Entry::Systems(step, _) => step.len(),
                 Entry::SyncPoint => 1,
             })
             .sum()
@@ -257,7 +262,7 @@ impl<W> Schedule<W> {
     pub fn last_reports(&self) -> impl Iterator<Item = (&str, &ApplyReport)> + '_ {
         self.reports.iter().map(|(entry, member, report)| {
             let name = match &self.entries[*entry] {
-                Entry::Systems(step) => step.member_ref(*member).name(),
+                Entry::Systems(step, _) => step.member_ref(*member).name(),
                 Entry::SyncPoint => "sync point",
             };
             (name, report)
@@ -306,7 +311,7 @@ impl<W: World + 'static> Schedule<W> {
         S: SystemShape<M> + SystemFn<W, M>,
     {
         let () = <M as SystemParams<W>>::CHECK;
-        self.entries.push(Entry::Systems(single(system)));
+        self.entries.push(Entry::Systems(single(system), None));
         self
     }
 
@@ -404,7 +409,106 @@ impl<W: World + 'static> Schedule<W> {
         T: StageShape<Ms> + IntoStage<W, Ms>,
     {
         let () = <Ms as StageParams<W>>::CHECK;
-        self.entries.push(Entry::Systems(systems.into_step(TOKEN)));
+        self.entries
+            .push(Entry::Systems(systems.into_step(TOKEN), None));
+        self
+    }
+
+    /// Appends a system that runs only when `condition` says so: bevy's
+    /// `.run_if(…)`. The condition is asked once per [`run`](Schedule::run),
+    /// when the system's turn comes, with the world as the steps before left
+    /// it; when it says no, the system does not run (and queues nothing).
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Pos(f32);
+    /// #[derive(Default)]
+    /// struct Paused(bool);
+    /// world! {
+    ///     struct Game<Pos>;
+    ///     resources { paused: Paused }
+    /// }
+    ///
+    /// fn drift(pos: &mut SparseMap<Pos>) {
+    ///     pos.values_mut().iter_mut().for_each(|p| p.0 += 1.0);
+    /// }
+    ///
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(0.0),));
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system_if(drift, |world: &Game| !world.paused.0);
+    /// schedule.run(&mut world);
+    /// world.paused.0 = true;
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.get::<Pos>(e).unwrap().0, 1.0);
+    /// ```
+    ///
+    /// A fixed time step is a condition over a clock resource: add the
+    /// frame's time to an accumulator, and let each step through while a
+    /// whole step is left (see the guide, "Systems and stages").
+    #[track_caller]
+    pub fn add_system_if<M, S>(
+        &mut self,
+        system: S,
+        condition: impl FnMut(&W) -> bool + 'static,
+    ) -> &mut Self
+    where
+        M: SystemParams<W>,
+        S: SystemShape<M> + SystemFn<W, M>,
+    {
+        let () = <M as SystemParams<W>>::CHECK;
+        self.entries
+            .push(Entry::Systems(single(system), Some(Box::new(condition))));
+        self
+    }
+
+    /// Appends a stage (see [`add_systems`](Schedule::add_systems)) that runs
+    /// only when `condition` says so (see
+    /// [`add_system_if`](Schedule::add_system_if)): all its members, or none.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Pos(i32);
+    /// struct Hp(i32);
+    /// #[derive(Default)]
+    /// struct Frame(u64);
+    /// world! {
+    ///     struct Game<Pos, Hp>;
+    ///     resources { frame: Frame }
+    /// }
+    ///
+    /// let mut world = Game::new();
+    /// let e = world.spawn_with((Pos(0), Hp(0)));
+    /// let mut schedule = Schedule::new();
+    /// schedule
+    ///     .add_system(|frame: &mut Frame| frame.0 += 1)
+    ///     .add_systems_if(
+    ///         (|pos: &mut SparseMap<Pos>| pos.values_mut()[0].0 += 1,
+    ///          |hp: &mut SparseMap<Hp>| hp.values_mut()[0].0 += 1),
+    ///         |world: &Game| world.frame.0 % 2 == 0, // every other frame
+    ///     );
+    /// for _ in 0..4 {
+    ///     schedule.run(&mut world);
+    /// }
+    /// assert_eq!((world.get::<Pos>(e).unwrap().0, world.get::<Hp>(e).unwrap().0), (2, 2));
+    /// ```
+    #[track_caller]
+    pub fn add_systems_if<Ms, T>(
+        &mut self,
+        systems: T,
+        condition: impl FnMut(&W) -> bool + 'static,
+    ) -> &mut Self
+    where
+        Ms: StageParams<W>,
+        T: StageShape<Ms> + IntoStage<W, Ms>,
+    {
+        let () = <Ms as StageParams<W>>::CHECK;
+        self.entries.push(Entry::Systems(
+            systems.into_step(TOKEN),
+            Some(Box::new(condition)),
+        ));
         self
     }
 
@@ -442,9 +546,15 @@ impl<W: World + 'static> Schedule<W> {
     }
 
     /// Runs the entry at `index`; with `timed`, its systems time themselves.
-    fn run_entry(&mut self, index: usize, world: &mut W, timed: bool) {
+    /// `false` if it is a step whose condition said not to run this time.
+    fn run_entry(&mut self, index: usize, world: &mut W, timed: bool) -> bool {
         match &mut self.entries[index] {
-            Entry::Systems(step) => {
+            Entry::Systems(step, condition) => {
+                if let Some(condition) = condition {
+                    if !condition(world) {
+                        return false;
+                    }
+                }
                 // What this step changes is told apart from what it sees.
                 crate::change::world::tick(world);
                 step.run(world, timed, self.parallel_work);
@@ -459,6 +569,7 @@ impl<W: World + 'static> Schedule<W> {
                 self.sync(world);
             }
         }
+        true
     }
 
     /// A sync point: applies every pending command buffer in the order the
@@ -475,7 +586,7 @@ impl<W: World + 'static> Schedule<W> {
         // `Drop` panics, the buffer keeps what is left and is pending again
         // when its system next runs.
         while let Some((entry, member)) = self.pending.pop_front() {
-            if let Entry::Systems(step) = &mut self.entries[entry] {
+            if let Entry::Systems(step, _) = &mut self.entries[entry] {
                 step.member(member).apply(world, &mut reports);
                 self.reports
                     .extend(reports.drain(..).map(|report| (entry, member, report)));
@@ -524,9 +635,16 @@ impl<W: World + 'static> Schedule<W> {
         let mut position = 0;
         for index in 0..self.entries.len() {
             let start = Instant::now();
-            self.run_entry(index, world, true);
+            let ran = self.run_entry(index, world, true);
             match &self.entries[index] {
-                Entry::Systems(step) => {
+                // A step its condition skipped records no sample.
+                Entry::Systems(step, _) if !ran => {
+                    for _ in 0..step.len() {
+                        stats.skip(position);
+                        position += 1;
+                    }
+                }
+                Entry::Systems(step, _) => {
                     for member in 0..step.len() {
                         stats.record(position, step.time(member));
                         position += 1;
@@ -644,7 +762,8 @@ mod stats {
         frame: Samples,
         /// The current frame's step times, kept only once the frame ends (a
         /// frame cut short by a panicking system records nothing).
-        current: Vec<core::time::Duration>,
+        /// `None` for a step its condition skipped: no sample.
+        current: Vec<Option<core::time::Duration>>,
     }
 
     impl Default for ScheduleStats {
@@ -726,12 +845,21 @@ mod stats {
 
         pub(super) fn record(&mut self, position: usize, time: Duration) {
             debug_assert_eq!(position, self.current.len());
-            self.current.push(time);
+            self.current.push(Some(time));
+        }
+
+        /// The step at `position` did not run this frame (its condition
+        /// said no): it records no sample.
+        pub(super) fn skip(&mut self, position: usize) {
+            debug_assert_eq!(position, self.current.len());
+            self.current.push(None);
         }
 
         pub(super) fn end_frame(&mut self, time: Duration) {
-            for (samples, &step) in self.steps.iter_mut().zip(&self.current) {
-                samples.push(self.window, step);
+            for (samples, step) in self.steps.iter_mut().zip(&self.current) {
+                if let Some(step) = *step {
+                    samples.push(self.window, step);
+                }
             }
             self.frame.push(self.window, time);
             self.frames += 1;

@@ -309,3 +309,61 @@ fn systems_with_query_mut_commands_and_sync_points() {
     replaced.sort_unstable();
     assert_eq!(replaced, (0..10).collect::<Vec<u32>>());
 }
+
+/// `add_system_if` / `add_systems_if`: the condition is asked once per run,
+/// at the step's turn (after the steps before it); a skipped step runs
+/// nothing, queues nothing, and records no timing sample.
+#[test]
+fn a_step_runs_only_when_its_condition_says_so() {
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let mut world = Game::new();
+    let e = world.spawn_with((Pos(0), Vel(1)));
+    let mut schedule = Schedule::new();
+    let log = Rc::clone(&asked);
+    schedule
+        .add_system(movement)
+        // Sees the position the step before just wrote.
+        .add_system_if(
+            |pos: &SparseMap<Pos>, commands: &mut Commands<Game>| {
+                for (entity, p) in pos.iter() {
+                    commands.insert(entity, Marked(p.0 as u32));
+                }
+            },
+            move |world: &Game| {
+                let p = world.get::<Pos>(e).unwrap().0;
+                log.borrow_mut().push(p);
+                p % 2 == 0
+            },
+        )
+        .add_sync_point()
+        .add_systems_if(
+            (
+                |life: &mut SparseMap<Life>| life.values_mut().iter_mut().for_each(|l| l.0 += 1),
+                |vel: &mut SparseMap<Vel>| vel.values_mut().iter_mut().for_each(|v| v.0 += 0),
+            ),
+            move |world: &Game| world.has::<Marked>(e),
+        );
+    world.add(e, Life(0));
+    let mut stats = ScheduleStats::new();
+    for _ in 0..4 {
+        schedule.run_timed(&mut world, &mut stats);
+    }
+    // Positions 1, 2, 3, 4: the condition ran each frame, after movement.
+    assert_eq!(*asked.borrow(), [1, 2, 3, 4]);
+    // Marked at frames 2 and 4 (its command applied at the sync point).
+    assert_eq!(world.get::<Marked>(e), Some(&Marked(4)));
+    // The stage ran from frame 2 on (Marked since then): frames 2, 3, 4.
+    assert_eq!(world.get::<Life>(e), Some(&Life(3)));
+    let samples: Vec<(String, usize)> = stats
+        .summary()
+        .iter()
+        .map(|step: &StepSummary| (step.name.clone(), step.samples))
+        .collect();
+    assert_eq!(samples[0].1, 4, "movement ran every frame: {samples:?}");
+    assert_eq!(samples[1].1, 2, "the marker ran twice: {samples:?}");
+    assert_eq!(
+        (samples[3].1, samples[4].1),
+        (3, 3),
+        "the stage ran three times: {samples:?}"
+    );
+}

@@ -90,7 +90,7 @@ pub trait SystemShape<M> {}
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not the parameter list of a system of `{W}`",
-    note = "a system takes up to 8 parameters, each `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator` or `&mut Commands<{W}>`, or a single `&mut {W}`"
+    note = "a system takes up to 8 parameters, each `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator`, `&mut Commands<{W}>` or `&mut Local<T>`, or a single `&mut {W}`"
 )]
 pub trait SystemParams<W: Storages + 'static>: Sealed + 'static {
     /// The parameters as the function receives them.
@@ -173,7 +173,7 @@ pub(crate) const fn names<W: Storages>() -> Names {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system of `{W}`",
-    note = "a system is a function or closure (`'static`) whose parameters are `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator` or `&mut Commands<{W}>`, or a single `&mut {W}`; closures name their parameters' types"
+    note = "a system is a function or closure (`'static`) whose parameters are `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator`, `&mut Commands<{W}>` or `&mut Local<T>`, or a single `&mut {W}`; closures name their parameters' types"
 )]
 pub trait SystemFn<W: Storages + 'static, M: SystemParams<W>>: 'static {
     /// Calls the system.
