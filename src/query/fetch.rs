@@ -868,109 +868,74 @@ impl<C, K: Track> Cursor for With<&SparseMap<C, K>> {
 
 impl<'w, C: 'static, K: Track> ReadOnly<'w> for With<&'w SparseMap<C, K>> {}
 
-impl<'w, C: 'static, K: Track> FetchItem<'w> for Without<&'w SparseMap<C, K>> {
-    type Item<'a> = ();
+/// A column that asks each entity whether the storage holds it, and hands
+/// out the answer's item: `Without` (matches when it does not; `()`) and
+/// `Has` (always matches; a `bool`). Both are looked up per entity: neither
+/// is required, so neither drives nor walks packed.
+macro_rules! impl_presence_column {
+    ($wrapper:ident, $item:ty, |$map:ident, $entity:ident, $slot:ident| $find:expr) => {
+        impl<'w, C: 'static, K: Track> FetchItem<'w> for $wrapper<&'w SparseMap<C, K>> {
+            type Item<'a> = $item;
+        }
+
+        impl<'w, C: 'static, K: Track> Access<'w> for $wrapper<&'w SparseMap<C, K>> {
+            type Found = $item;
+            type Cursor = Self;
+            const COLUMNS: usize = 1;
+
+            #[inline]
+            fn plan(&self, planner: &mut Planner<'w>) {
+                planner.column(column(self.0, false, false));
+            }
+
+            #[inline]
+            fn find(&self, $entity: Entity, $slot: usize) -> Option<$item> {
+                let $map = self.0;
+                $find
+            }
+
+            #[inline(always)]
+            fn fetch(&mut self, found: $item, _: Entity) -> $item {
+                found
+            }
+
+            #[inline(always)]
+            fn fetch_owned(self, found: $item, _: Entity) -> $item {
+                found
+            }
+
+            #[inline]
+            fn into_cursor(self) -> Self {
+                self
+            }
+
+            #[inline]
+            fn split_at(self, _mid: usize) -> (Self, Self) {
+                (self, self)
+            }
+        }
+
+        impl<'w, C: 'static, K: Track> Unpacked<'w> for $wrapper<&'w SparseMap<C, K>> {}
+
+        impl<C, K: Track> Cursor for $wrapper<&SparseMap<C, K>> {
+            type Item = $item;
+
+            #[inline]
+            fn next(&mut self, $entity: Entity, $slot: usize) -> Option<$item> {
+                let $map = self.0;
+                $find
+            }
+        }
+
+        impl<'w, C: 'static, K: Track> ReadOnly<'w> for $wrapper<&'w SparseMap<C, K>> {}
+    };
 }
 
-impl<'w, C: 'static, K: Track> Access<'w> for Without<&'w SparseMap<C, K>> {
-    type Found = ();
-    type Cursor = Self;
-    const COLUMNS: usize = 1;
-
-    #[inline]
-    fn plan(&self, planner: &mut Planner<'w>) {
-        planner.column(column(self.0, false, false));
-    }
-
-    #[inline]
-    fn find(&self, entity: Entity, _slot: usize) -> Option<()> {
-        (!self.0.contains(entity)).then_some(())
-    }
-
-    #[inline(always)]
-    fn fetch(&mut self, (): (), _: Entity) {}
-
-    #[inline(always)]
-    fn fetch_owned(self, (): (), _: Entity) {}
-
-    #[inline]
-    fn into_cursor(self) -> Self {
-        self
-    }
-
-    #[inline]
-    fn split_at(self, _mid: usize) -> (Self, Self) {
-        (self, self)
-    }
-}
-
-impl<'w, C: 'static, K: Track> Unpacked<'w> for Without<&'w SparseMap<C, K>> {}
-
-impl<C, K: Track> Cursor for Without<&SparseMap<C, K>> {
-    type Item = ();
-
-    #[inline]
-    fn next(&mut self, entity: Entity, _slot: usize) -> Option<()> {
-        (!self.0.contains(entity)).then_some(())
-    }
-}
-
-impl<'w, C: 'static, K: Track> ReadOnly<'w> for Without<&'w SparseMap<C, K>> {}
-
-impl<'w, C: 'static, K: Track> FetchItem<'w> for Has<&'w SparseMap<C, K>> {
-    type Item<'a> = bool;
-}
-
-/// `Has<C>`: a column every entity matches, found or not; looked up per
-/// entity (it never drives nor walks packed: it is not required).
-impl<'w, C: 'static, K: Track> Access<'w> for Has<&'w SparseMap<C, K>> {
-    type Found = bool;
-    type Cursor = Self;
-    const COLUMNS: usize = 1;
-
-    #[inline]
-    fn plan(&self, planner: &mut Planner<'w>) {
-        planner.column(column(self.0, false, false));
-    }
-
-    #[inline]
-    fn find(&self, entity: Entity, slot: usize) -> Option<bool> {
-        Some(self.0.index_of_at(entity, slot).is_some())
-    }
-
-    #[inline(always)]
-    fn fetch(&mut self, found: bool, _: Entity) -> bool {
-        found
-    }
-
-    #[inline(always)]
-    fn fetch_owned(self, found: bool, _: Entity) -> bool {
-        found
-    }
-
-    #[inline]
-    fn into_cursor(self) -> Self {
-        self
-    }
-
-    #[inline]
-    fn split_at(self, _mid: usize) -> (Self, Self) {
-        (self, self)
-    }
-}
-
-impl<'w, C: 'static, K: Track> Unpacked<'w> for Has<&'w SparseMap<C, K>> {}
-
-impl<C, K: Track> Cursor for Has<&SparseMap<C, K>> {
-    type Item = bool;
-
-    #[inline]
-    fn next(&mut self, entity: Entity, slot: usize) -> Option<bool> {
-        Some(self.0.index_of_at(entity, slot).is_some())
-    }
-}
-
-impl<'w, C: 'static, K: Track> ReadOnly<'w> for Has<&'w SparseMap<C, K>> {}
+impl_presence_column!(Without, (), |map, entity, _slot| (!map.contains(entity))
+    .then_some(()));
+impl_presence_column!(Has, bool, |map, entity, slot| Some(
+    map.index_of_at(entity, slot).is_some()
+));
 
 // ----- tuples -----
 
