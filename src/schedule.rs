@@ -4,6 +4,7 @@
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 use core::time::Duration;
@@ -130,6 +131,38 @@ impl<W> Schedule<W> {
                 None => "sync point",
             })
         })
+    }
+
+    /// Gives each system of the step just added a name no earlier system
+    /// has: the second `integrate` is `integrate#2`, and so on (a closure's
+    /// default name is its function's, so two closures would otherwise
+    /// share one in the timings).
+    fn distinct_names(&mut self) {
+        let Some((Entry::Systems(step, _), before)) = self.entries.split_last_mut() else {
+            return;
+        };
+        let mut taken: Vec<String> = before
+            .iter()
+            .flat_map(|entry| match entry {
+                Entry::Systems(other, _) => (0..other.len())
+                    .map(|m| String::from(other.member_ref(m).name()))
+                    .collect(),
+                Entry::SyncPoint => Vec::new(),
+            })
+            .collect();
+        for member in 0..step.len() {
+            let name = String::from(step.member_ref(member).name());
+            if taken.contains(&name) {
+                let free = (2..)
+                    .map(|k| alloc::format!("{name}#{k}"))
+                    .find(|candidate| !taken.contains(candidate))
+                    .expect("a free number");
+                step.member(member).rename(free.clone());
+                taken.push(free);
+            } else {
+                taken.push(name);
+            }
+        }
     }
 
     /// Appends a sync point: the command buffers of the systems that ran
@@ -294,8 +327,9 @@ impl<W: World + 'static> Schedule<W> {
     /// schedule.run(&mut Game::new());
     /// ```
     ///
-    /// The system is named after its type: a function's path, such as
-    /// `my_game::physics`. Use [`add_system_named`](Schedule::add_system_named)
+    /// The system is named after its function, without the module path
+    /// (`physics`; a closure's is `main::{{closure}}`, the function it is
+    /// written in), and a second system of one name is `physics#2`. Use [`add_system_named`](Schedule::add_system_named)
     /// or [`named`](crate::system::named) to choose the name shown in
     /// timings.
     ///
@@ -312,6 +346,7 @@ impl<W: World + 'static> Schedule<W> {
     {
         let () = <M as SystemParams<W>>::CHECK;
         self.entries.push(Entry::Systems(single(system), None));
+        self.distinct_names();
         self
     }
 
@@ -326,10 +361,8 @@ impl<W: World + 'static> Schedule<W> {
     ///
     /// let mut schedule = Schedule::<Game>::new();
     /// schedule.add_system_named("physics", physics).add_system(physics).add_sync_point();
-    /// let names: Vec<&str> = schedule.names().collect();
-    /// assert_eq!(names[0], "physics");
-    /// assert!(names[1].ends_with("physics"));
-    /// assert_eq!(names[2], "sync point");
+    /// // The default name of the second is `physics` too: it is told apart.
+    /// assert_eq!(schedule.names().collect::<Vec<_>>(), ["physics", "physics#2", "sync point"]);
     /// ```
     #[track_caller]
     pub fn add_system_named<M, S>(
@@ -411,6 +444,7 @@ impl<W: World + 'static> Schedule<W> {
         let () = <Ms as StageParams<W>>::CHECK;
         self.entries
             .push(Entry::Systems(systems.into_step(TOKEN), None));
+        self.distinct_names();
         self
     }
 
@@ -460,6 +494,7 @@ impl<W: World + 'static> Schedule<W> {
         let () = <M as SystemParams<W>>::CHECK;
         self.entries
             .push(Entry::Systems(single(system), Some(Box::new(condition))));
+        self.distinct_names();
         self
     }
 
@@ -509,6 +544,7 @@ impl<W: World + 'static> Schedule<W> {
             systems.into_step(TOKEN),
             Some(Box::new(condition)),
         ));
+        self.distinct_names();
         self
     }
 

@@ -625,6 +625,6 @@ fn schedule_debug_lists_the_steps() {
         .add_sync_point();
     assert_eq!(
         format!("{schedule:?}"),
-        r#"["noop", "sync point", "deferred::spawn_hp_deferred", "sync point"]"#
+        r#"["noop", "sync point", "spawn_hp_deferred", "sync point"]"#
     );
 }

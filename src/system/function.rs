@@ -11,6 +11,7 @@
 //! 3. [`SystemFn`] calls the function with the fetched parameters.
 
 use alloc::borrow::Cow;
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::any::type_name;
 use core::marker::PhantomData;
@@ -179,11 +180,47 @@ pub trait SystemFn<W: Storages + 'static, M: SystemParams<W>>: 'static {
     /// Calls the system.
     fn call(&mut self, items: M::Items<'_>);
 
-    /// The system's name: a function's path, or the name given to
-    /// [`named`].
+    /// The system's name: a function's name (`integrate`, its module path
+    /// left out), a closure's as the function it is written in
+    /// (`main::{{closure}}`), or the name given to [`named`]. A schedule
+    /// tells apart systems of the same name by appending `#2`, `#3`, ….
     fn name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(type_name::<Self>())
+        Cow::Owned(short_name(type_name::<Self>()))
     }
+}
+
+/// `type_name` without module paths: `my_game::physics::integrate` is
+/// `integrate`, `my_game::main::{{closure}}` is `main::{{closure}}`, and
+/// the paths inside generic arguments are shortened the same way
+/// (`spawn<my_game::Game>` is `spawn<Game>`).
+pub(crate) fn short_name(full: &str) -> String {
+    fn last_segments(path: &str, out: &mut String) {
+        let segments: Vec<&str> = path.split("::").collect();
+        let keep = match segments.as_slice() {
+            [.., parent, last] if last.starts_with("{{") => {
+                2 + usize::from(parent.starts_with("{{"))
+            }
+            _ => 1,
+        };
+        let from = segments.len().saturating_sub(keep);
+        out.push_str(&segments[from..].join("::"));
+    }
+    let mut out = String::with_capacity(full.len());
+    let mut path = String::new();
+    for c in full.chars() {
+        if matches!(
+            c,
+            '<' | '>' | ',' | ' ' | '(' | ')' | '[' | ']' | '&' | ';' | '*'
+        ) {
+            last_segments(&path, &mut out);
+            path.clear();
+            out.push(c);
+        } else {
+            path.push(c);
+        }
+    }
+    last_segments(&path, &mut out);
+    out
 }
 
 macro_rules! impl_system_fn {
@@ -343,6 +380,9 @@ pub trait Member<W> {
     /// The system's name.
     fn name(&self) -> &str;
 
+    /// Renames the system (the schedule tells apart two of one name).
+    fn rename(&mut self, name: String);
+
     /// `true` if the system has command buffers to apply.
     fn applies(&self) -> bool;
 
@@ -357,11 +397,39 @@ impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Member<W>
         &self.name
     }
 
+    fn rename(&mut self, name: String) {
+        self.name = Cow::Owned(name);
+    }
+
     fn applies(&self) -> bool {
         M::APPLIES
     }
 
     fn apply(&mut self, world: &mut W, reports: &mut Vec<ApplyReport>) {
         M::apply(&mut self.state, world, reports);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_name;
+
+    #[test]
+    fn short_names_drop_module_paths_and_keep_a_closure_s_function() {
+        assert_eq!(short_name("my_game::physics::integrate"), "integrate");
+        assert_eq!(short_name("integrate"), "integrate");
+        assert_eq!(
+            short_name("my_game::main::{{closure}}"),
+            "main::{{closure}}"
+        );
+        assert_eq!(
+            short_name("my_game::main::{{closure}}::{{closure}}"),
+            "main::{{closure}}::{{closure}}"
+        );
+        assert_eq!(
+            short_name("my_game::spawn<my_game::Game, alloc::vec::Vec<u8>>"),
+            "spawn<Game, Vec<u8>>"
+        );
+        assert_eq!(short_name("typed_ecs::Named<my::f>"), "Named<f>");
     }
 }
