@@ -55,6 +55,12 @@ use crate::ApplyReport;
 /// schedule.run(&mut world);
 /// assert_eq!(world.pos.values()[0].0, -2.0);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system: a system is a function or closure of at most 8 parameters",
+    label = "not a function or closure of 0 to 8 parameters",
+    note = "a system takes at most 8 parameters; split a larger one in two systems (in one stage if they do not conflict), or keep what it reads together in a resource",
+    note = "a closure names its parameters' types: `|pos: &mut SparseMap<Pos>| …`"
+)]
 pub trait SystemShape<M> {}
 
 /// A system's parameter list, checked: each is a [`SystemParam`] of `W`.
@@ -174,7 +180,7 @@ pub(crate) const fn names<W: Storages>() -> Names {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system of `{W}`",
-    note = "a system is a function or closure (`'static`) whose parameters are `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator`, `&mut Commands<{W}>` or `&mut Local<T>`, or a single `&mut {W}`; closures name their parameters' types"
+    note = "a system is a function or closure (`'static`) of at most 8 parameters, which are `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator`, `&mut Commands<{W}>` or `&mut Local<T>`, or a single `&mut {W}`; closures name their parameters' types"
 )]
 pub trait SystemFn<W: Storages + 'static, M: SystemParams<W>>: 'static {
     /// Calls the system.

@@ -1,0 +1,33 @@
+use typed_ecs::prelude::*;
+
+pub struct A;
+pub struct B;
+pub struct C;
+pub struct D;
+pub struct E;
+pub struct F;
+pub struct G;
+pub struct H;
+pub struct I;
+
+world! {
+    pub struct Big<A, B, C, D, E, F, G, H, I>;
+}
+
+#[allow(clippy::too_many_arguments)]
+fn nine(
+    _: &SparseMap<A>,
+    _: &SparseMap<B>,
+    _: &SparseMap<C>,
+    _: &SparseMap<D>,
+    _: &SparseMap<E>,
+    _: &SparseMap<F>,
+    _: &SparseMap<G>,
+    _: &SparseMap<H>,
+    _: &SparseMap<I>,
+) {
+}
+
+fn main() {
+    Schedule::<Big>::new().add_system(nine);
+}
