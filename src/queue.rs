@@ -509,6 +509,19 @@ mod tests {
     use std::format;
     use std::vec::Vec;
 
+    /// `n` entities of an allocator, each with an add (its number) and a
+    /// removal queued.
+    fn each_added_and_removed(n: usize) -> (EntityAllocator, Vec<Entity>, Queue<usize>) {
+        let mut entities = EntityAllocator::new();
+        let e: Vec<Entity> = (0..n).map(|_| entities.alloc()).collect();
+        let mut queue = Queue::default();
+        for (value, &entity) in e.iter().enumerate() {
+            queue.queue_add(entity, value, false).unwrap();
+            queue.queue_remove(entity);
+        }
+        (entities, e, queue)
+    }
+
     fn check<T>(queue: &Queue<T>) {
         queue.check("queue", true).unwrap();
     }
@@ -550,13 +563,7 @@ mod tests {
     /// every step (what a panicking `Drop` between two steps leaves).
     #[test]
     fn cancel_takes_one_entity_out_and_keeps_the_order() {
-        let mut entities = EntityAllocator::new();
-        let e: Vec<Entity> = (0..5).map(|_| entities.alloc()).collect();
-        let mut queue = Queue::default();
-        for (value, &entity) in e.iter().enumerate() {
-            queue.queue_add(entity, value, false).unwrap();
-            queue.queue_remove(entity);
-        }
+        let (_, e, mut queue) = each_added_and_removed(5);
         assert_eq!(queue.pop_add(), Some((e[0], 0, OnPresent::Replace)));
         assert_eq!(queue.cancel(e[2]), Some(2));
         assert_eq!(queue.cancel(e[2]), None, "cancelled once");
@@ -594,13 +601,7 @@ mod tests {
     /// not alive there and keeps the rest in order, indexed afresh.
     #[test]
     fn forget_dead_keeps_the_alive_in_order() {
-        let mut entities = EntityAllocator::new();
-        let e: Vec<Entity> = (0..4).map(|_| entities.alloc()).collect();
-        let mut queue = Queue::default();
-        for (value, &entity) in e.iter().enumerate() {
-            queue.queue_add(entity, value, false).unwrap();
-            queue.queue_remove(entity);
-        }
+        let (mut entities, e, mut queue) = each_added_and_removed(4);
         assert_eq!(queue.pop_add(), Some((e[0], 0, OnPresent::Replace)));
         let dead = queue.forget_dead(|entity| entity != e[1] && entity != e[3]);
         assert_eq!(dead, [1, 3]);

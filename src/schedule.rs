@@ -133,23 +133,18 @@ impl<W> Schedule<W> {
         })
     }
 
-    /// Gives each system of the step just added a name no earlier system
-    /// has: the second `integrate` is `integrate#2`, and so on (a closure's
+    /// Appends a step of systems (one, or a stage) and the condition it
+    /// runs under, giving each of its systems a name no earlier system has:
+    /// the second `integrate` is `integrate#2`, and so on (a closure's
     /// default name is its function's, so two closures would otherwise
     /// share one in the timings).
-    fn distinct_names(&mut self) {
-        let Some((Entry::Systems(step, _), before)) = self.entries.split_last_mut() else {
-            return;
-        };
-        let mut taken: Vec<String> = before
-            .iter()
-            .flat_map(|entry| match entry {
-                Entry::Systems(other, _) => (0..other.len())
-                    .map(|m| String::from(other.member_ref(m).name()))
-                    .collect(),
-                Entry::SyncPoint => Vec::new(),
-            })
-            .collect();
+    fn push_step(
+        &mut self,
+        mut step: Box<dyn Step<W>>,
+        condition: Option<Condition<W>>,
+    ) -> &mut Self {
+        // Every name `names` lists, sync points' included.
+        let mut taken: Vec<String> = self.names().map(String::from).collect();
         for member in 0..step.len() {
             let name = String::from(step.member_ref(member).name());
             if taken.contains(&name) {
@@ -163,6 +158,8 @@ impl<W> Schedule<W> {
                 taken.push(name);
             }
         }
+        self.entries.push(Entry::Systems(step, condition));
+        self
     }
 
     /// Appends a sync point: the command buffers of the systems that ran
@@ -345,9 +342,7 @@ impl<W: World + 'static> Schedule<W> {
         S: SystemShape<M> + SystemFn<W, M>,
     {
         let () = <M as SystemParams<W>>::CHECK;
-        self.entries.push(Entry::Systems(single(system), None));
-        self.distinct_names();
-        self
+        self.push_step(single(system), None)
     }
 
     /// Appends a system with a name, shown by [`names`](Schedule::names) and
@@ -442,10 +437,7 @@ impl<W: World + 'static> Schedule<W> {
         T: StageShape<Ms> + IntoStage<W, Ms>,
     {
         let () = <Ms as StageParams<W>>::CHECK;
-        self.entries
-            .push(Entry::Systems(systems.into_step(TOKEN), None));
-        self.distinct_names();
-        self
+        self.push_step(systems.into_step(TOKEN), None)
     }
 
     /// Appends a system that runs only when `condition` says so: bevy's
@@ -492,10 +484,7 @@ impl<W: World + 'static> Schedule<W> {
         S: SystemShape<M> + SystemFn<W, M>,
     {
         let () = <M as SystemParams<W>>::CHECK;
-        self.entries
-            .push(Entry::Systems(single(system), Some(Box::new(condition))));
-        self.distinct_names();
-        self
+        self.push_step(single(system), Some(Box::new(condition)))
     }
 
     /// Appends a stage (see [`add_systems`](Schedule::add_systems)) that runs
@@ -540,12 +529,7 @@ impl<W: World + 'static> Schedule<W> {
         T: StageShape<Ms> + IntoStage<W, Ms>,
     {
         let () = <Ms as StageParams<W>>::CHECK;
-        self.entries.push(Entry::Systems(
-            systems.into_step(TOKEN),
-            Some(Box::new(condition)),
-        ));
-        self.distinct_names();
-        self
+        self.push_step(systems.into_step(TOKEN), Some(Box::new(condition)))
     }
 
     /// Runs every step once, in order.
