@@ -170,13 +170,20 @@ pub const CHANGE_SCENARIOS: &[Scenario] = &[
     scenarios::changed_iter::SCENARIO_TRACKED,
 ];
 
-/// The scenario called `name`, among [`SCENARIOS`], [`STAGE_SCENARIOS`]
-/// and [`CHANGE_SCENARIOS`].
+/// The scenarios of whole game frames, written for typed_ecs, bevy_ecs
+/// and hecs only (no raw row: a game has no "plain `Vec`s" version worth
+/// the name). `BENCHMARKS.md` shows them in a section of their own, with
+/// each system timed too (the `game_frame` binary).
+pub const GAME_SCENARIOS: &[Scenario] = &[scenarios::game_frame::SCENARIO];
+
+/// The scenario called `name`, among [`SCENARIOS`], [`STAGE_SCENARIOS`],
+/// [`CHANGE_SCENARIOS`] and [`GAME_SCENARIOS`].
 pub fn scenario(name: &str) -> Option<&'static Scenario> {
     SCENARIOS
         .iter()
         .chain(STAGE_SCENARIOS)
         .chain(CHANGE_SCENARIOS)
+        .chain(GAME_SCENARIOS)
         .find(|s| s.name == name)
 }
 
@@ -426,6 +433,61 @@ mod tests {
         let stage = stage.check();
         assert_eq!(heavy[1].1, stage[1].1, "positions");
         assert_eq!(heavy[2].1, stage[2].1, "matrices");
+    }
+
+    #[test]
+    fn game_frame() {
+        same_work(&scenarios::game_frame::SCENARIO, 10);
+    }
+
+    #[test]
+    fn game_frame_agrees_stamped_or_not_and_stays_bounded() {
+        // Every implementation, with and without its stamps, in the same
+        // state every 40 frames; the populations neither die out nor
+        // explode (the `game_frame` binary shows them steady over
+        // thousands of frames at full size).
+        use scenarios::game_frame::{SYSTEMS, TIMED};
+        let scenario = &scenarios::game_frame::SCENARIO;
+        let n = scenario.test_size;
+        let mut plain: Vec<_> = scenario
+            .impls
+            .iter()
+            .map(|imp| (imp.name, (imp.setup)(n)))
+            .collect();
+        let mut stamped: Vec<_> = TIMED.iter().map(|imp| (imp.name, (imp.setup)(n))).collect();
+        for frame in 1..=160 {
+            for (_, instance) in &mut plain {
+                instance.run();
+            }
+            for (name, instance) in &mut stamped {
+                instance.run();
+                assert_eq!(instance.times().len(), SYSTEMS.len(), "{name}");
+                let (prey, predators) = instance.populations();
+                assert!(
+                    prey >= n / 10 && predators >= n / 10 && prey + predators <= n,
+                    "{name} at frame {frame}: {prey} prey, {predators} predators"
+                );
+            }
+            if frame % 40 == 0 {
+                let (name, reference) = (&plain[0].0, plain[0].1.check());
+                for (other, instance) in plain.iter().skip(1) {
+                    assert_same(
+                        scenario.name,
+                        "plain",
+                        (name, &reference),
+                        (other, &instance.check()),
+                    );
+                }
+                for (other, instance) in &stamped {
+                    assert_same(
+                        scenario.name,
+                        "stamped",
+                        (name, &reference),
+                        (other, &instance.check()),
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod deferred_sync;
 pub mod despawn_churn;
 pub mod follow_target;
 pub mod fragmented_iter;
+pub mod game_frame;
 pub mod heavy_compute;
 pub mod parallel_stage;
 pub mod random_get;
