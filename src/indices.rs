@@ -290,26 +290,53 @@ pub const fn digit(index: usize, k: usize) -> u8 {
 )]
 pub trait Differ<W, A, B> {}
 
-macro_rules! impl_differ {
-    ($($x:ident $y:ident),+) => {
-        impl<C, W, $(const $x: u8, const $y: u8),+> Differ<W, Id<0, $($x),+>, Id<1, $($y),+>> for C {}
-        impl<C, W, $(const $x: u8, const $y: u8),+> Differ<W, Id<1, $($x),+>, Id<0, $($y),+>> for C {}
-        impl<C, W, $(const $x: u8, const $y: u8),+> Differ<W, Id<0, $($x),+>, Id<0, $($y),+>> for C
+/// The four impls that make `$tr<ctx…, A, B>` hold for `Self` exactly
+/// when the [`Id`]s `A` and `B` differ: a digit that differs ends the
+/// comparison, an equal one shifts both `Id`s right (a `2` coming in), so
+/// two equal `Id`s end as all `2`s, where no impl is. Used by [`Differ`]
+/// and by the stage checks of `system/claims.rs`, whose messages differ.
+macro_rules! impl_ids_apart {
+    ($tr:ident<$($cx:ident),*>; $($x:ident $y:ident),+) => {
+        impl<T, $($cx,)* $(const $x: u8, const $y: u8),+> $tr<$($cx,)* $crate::indices::Id<0, $($x),+>, $crate::indices::Id<1, $($y),+>> for T {}
+        impl<T, $($cx,)* $(const $x: u8, const $y: u8),+> $tr<$($cx,)* $crate::indices::Id<1, $($x),+>, $crate::indices::Id<0, $($y),+>> for T {}
+        impl<T, $($cx,)* $(const $x: u8, const $y: u8),+> $tr<$($cx,)* $crate::indices::Id<0, $($x),+>, $crate::indices::Id<0, $($y),+>> for T
         where
-            C: Differ<W, Id<$($x,)+ 2>, Id<$($y,)+ 2>>,
+            T: $tr<$($cx,)* $crate::indices::Id<$($x,)+ 2>, $crate::indices::Id<$($y,)+ 2>>,
         {
         }
-        impl<C, W, $(const $x: u8, const $y: u8),+> Differ<W, Id<1, $($x),+>, Id<1, $($y),+>> for C
+        impl<T, $($cx,)* $(const $x: u8, const $y: u8),+> $tr<$($cx,)* $crate::indices::Id<1, $($x),+>, $crate::indices::Id<1, $($y),+>> for T
         where
-            C: Differ<W, Id<$($x,)+ 2>, Id<$($y,)+ 2>>,
+            T: $tr<$($cx,)* $crate::indices::Id<$($x,)+ 2>, $crate::indices::Id<$($y,)+ 2>>,
         {
         }
-        impl<C, W, B> Differ<W, Several, B> for C {}
-        impl<C, W, $(const $x: u8),+, const X0: u8> Differ<W, Id<X0, $($x),+>, Several> for C {}
+    };
+    ($tr:ident<$($cx:ident),*>) => {
+        $crate::indices::impl_ids_apart!($tr<$($cx),*>; X1 Y1, X2 Y2, X3 Y3, X4 Y4, X5 Y5, X6 Y6, X7 Y7, X8 Y8, X9 Y9, X10 Y10, X11 Y11);
     };
 }
+pub(crate) use impl_ids_apart;
 
-impl_differ!(X1 Y1, X2 Y2, X3 Y3, X4 Y4, X5 Y5, X6 Y6, X7 Y7, X8 Y8, X9 Y9, X10 Y10, X11 Y11);
+impl_ids_apart!(Differ<W>);
+
+impl<C, W, B> Differ<W, Several, B> for C {}
+impl<
+        C,
+        W,
+        const X0: u8,
+        const X1: u8,
+        const X2: u8,
+        const X3: u8,
+        const X4: u8,
+        const X5: u8,
+        const X6: u8,
+        const X7: u8,
+        const X8: u8,
+        const X9: u8,
+        const X10: u8,
+        const X11: u8,
+    > Differ<W, Id<X0, X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11>, Several> for C
+{
+}
 
 /// Implements a marker trait for tuples whose elements are pairwise
 /// [`Differ`], with the bounds `$init` besides: `$id!(T)` is the element

@@ -96,14 +96,17 @@
 //!
 //! # Compile-time checks that need a full build
 //!
-//! Naming a component the world lacks is caught by `cargo check`. Giving
-//! one component twice in a bundle (`spawn_with((A, A))`) or a mutable query
-//! (`query_mut::<(&mut A, &A)>()`), or a query with no required component, is
-//! caught by a constant evaluated when the code is generated, so it shows up
-//! in `cargo build` and `cargo test`, not in `cargo check`; the error's last
-//! note points at your call. The same holds for the systems' rules: a
-//! storage or resource taken twice with a `&mut`, and two members of one
-//! stage that conflict ([`Schedule::add_systems`]).
+//! Naming a component the world lacks, giving one component twice in a
+//! bundle (`spawn_with((A, A))`) or a mutable query (`query_mut::<(&mut A,
+//! &A)>()`), and breaking the systems' rules (a storage or resource taken
+//! twice with a `&mut`, two members of one stage that conflict:
+//! [`Schedule::add_systems`]) are trait bounds: `cargo check` and the editor
+//! report them at your line. Three checks wait for a constant evaluated
+//! when the code is generated, and so show up in `cargo build` and `cargo
+//! test`, not in `cargo check` (the error's last note points at your call):
+//! a query with no required component, the components behind an `Or`, and
+//! the same rules in code generic over the world, where no component's
+//! index is known ([`AddSystems`], `W: World`).
 
 #![doc = ""]
 #![doc = include_str!("../docs/guide.md")]
@@ -211,7 +214,7 @@ pub use crate::query::{
     Maybe, Or, Query, QueryItem, QueryIter, QueryMut, QueryParts, QueryTerm, ReadOnly, With,
     Without, Writable,
 };
-pub use crate::schedule::Schedule;
+pub use crate::schedule::{AddSystems, Schedule};
 #[cfg(feature = "std")]
 pub use crate::schedule::{ScheduleStats, StepSummary};
 pub use crate::sparse_map::{Iter, IterMut, SparseMap, TrackedViewMut, ViewMut};
@@ -236,7 +239,7 @@ pub use crate::world::World;
 pub mod prelude {
     pub use crate::world;
     pub use crate::{
-        join, named, Added, Bundle, Changed, Commands, Component, Contains, Entity,
+        join, named, AddSystems, Added, Bundle, Changed, Commands, Component, Contains, Entity,
         EntityAllocator, Has, Local, Maybe, Mut, Or, Query, QueryMut, Schedule, Seen, SparseMap,
         StorageOf, Tracked, Untracked, With, Without, World,
     };
@@ -255,7 +258,7 @@ pub mod __private {
     pub use crate::in_step::{new_deferred, new_storage};
     pub use crate::indices::{all_distinct, digit, field_index, is_listed, Id, ID_DIGITS};
     pub use crate::plumbing::{
-        new_allocator, take_part, Column, Deferred, EachGroup, EachGroupRef, EachStorage,
+        new_allocator, take_part, Column, Declared, Deferred, EachGroup, EachGroupRef, EachStorage,
         EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,
     };
     pub use crate::query::terms::DistinctTerms;
@@ -264,6 +267,7 @@ pub mod __private {
     pub use crate::sparse_map::track::TrackKind;
     pub use crate::structural::batch::extend;
     pub use crate::system::access::Target;
+    pub use crate::system::claims::{Reads, Res, Whole, Writes};
     pub use crate::system::param::Source;
 
     #[cfg(feature = "serde")]

@@ -207,6 +207,19 @@ pub trait Column<W: Storages>: Sized {
     fn split(world: &mut W, token: Token) -> (&EntityAllocator, &mut SparseMap<Self, Self::Track>);
 }
 
+/// A world declared by `world!`, as a concrete type. Bounds the
+/// [`Schedule`](crate::Schedule) methods that check the rules of systems
+/// and stages as trait bounds: a world that is a type parameter does not
+/// meet it, so generic code's calls go to the methods of
+/// [`AddSystems`](crate::AddSystems), checked when the program is built.
+/// Implemented by `world!` only; not public API.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a world declared by `world!`, so this schedule's systems are added through `AddSystems`",
+    label = "the schedule's world is a type parameter, or not yet inferred",
+    note = "in code generic over the world, name the schedule's type (`Schedule::<W>::new()`, or a `&mut Schedule<W>` parameter) and `use typed_ecs::prelude::*` (for `AddSystems`), or call `AddSystems::add_system(&mut schedule, …)`"
+)]
+pub trait Declared {}
+
 /// The world-side view of [`Column`], behind every
 /// [`Contains`](crate::Contains): the kind of `C`'s storage, which the
 /// world's public signatures name. Implemented for every world and each of
@@ -219,10 +232,14 @@ pub trait Column<W: Storages>: Sized {
 pub trait ColumnOf<C>: Storages {
     /// See [`Column::Track`].
     type Track: Track;
+
+    /// See [`Column::Id`].
+    type Id;
 }
 
 impl<W: Storages, C: Column<W>> ColumnOf<C> for W {
     type Track = C::Track;
+    type Id = C::Id;
 }
 
 /// What this crate does with a world's storage of `C`: the bound the

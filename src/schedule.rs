@@ -9,9 +9,14 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::time::Duration;
 
+use crate::plumbing::Declared;
 use crate::seal::TOKEN;
+use crate::system::claims::OwnRules;
+use crate::system::stage::StageRules;
 use crate::system::stage::{single, Step};
-use crate::system::{IntoStage, StageParams, StageShape, SystemFn, SystemParams, SystemShape};
+use crate::system::{
+    IntoStage, Named, StageParams, StageShape, SystemFn, SystemParams, SystemShape,
+};
 use crate::{ApplyReport, World};
 
 /// One step of a schedule: systems (one, or a stage) or a sync point.
@@ -300,7 +305,13 @@ impl<W> Schedule<W> {
     }
 }
 
-impl<W: World + 'static> Schedule<W> {
+/// The ways to add systems, for a world declared by `world!` (a concrete
+/// type, [`Declared`](crate::__private::Declared)): the rules of systems
+/// and stages are trait bounds here, so that `cargo check` and the editor
+/// report a conflict at the call, naming the systems. Code generic over the
+/// world reaches the same methods through [`AddSystems`], which checks the
+/// same rules when the program is built.
+impl<W: World + Declared + 'static> Schedule<W> {
     /// Appends a system: a function or closure whose parameters say what it
     /// touches (see [`SystemParam`](crate::SystemParam)), such as
     /// `fn physics(pos: &mut SparseMap<Pos>, vel: &SparseMap<Vel>)`, or one
@@ -340,9 +351,9 @@ impl<W: World + 'static> Schedule<W> {
     where
         M: SystemParams<W>,
         S: SystemShape<M> + SystemFn<W, M>,
+        M::Claims: OwnRules<W, S>,
     {
-        let () = <M as SystemParams<W>>::CHECK;
-        self.push_step(single(system), None)
+        AddSystems::add_system(self, system)
     }
 
     /// Appends a system with a name, shown by [`names`](Schedule::names) and
@@ -368,8 +379,9 @@ impl<W: World + 'static> Schedule<W> {
     where
         M: SystemParams<W>,
         S: SystemShape<M> + SystemFn<W, M>,
+        M::Claims: OwnRules<W, Named<S>>,
     {
-        self.add_system(crate::system::named(name, system))
+        AddSystems::add_system_named(self, name, system)
     }
 
     /// Appends a stage: 1 to 8 systems that may run at the same time (on
@@ -428,16 +440,15 @@ impl<W: World + 'static> Schedule<W> {
     /// fn regen(hp: &mut SparseMap<Hp>, frame: &Frame) {}
     /// fn count(frame: &mut Frame) {}
     /// let mut schedule = Schedule::<Game>::new();
-    /// schedule.add_systems((regen, count)); // #2 writes `Frame`, which #1 reads
+    /// schedule.add_systems((regen, count)); // `count` writes `Frame`, which `regen` reads
     /// ```
     #[track_caller]
     pub fn add_systems<Ms, T>(&mut self, systems: T) -> &mut Self
     where
         Ms: StageParams<W>,
-        T: StageShape<Ms> + IntoStage<W, Ms>,
+        T: StageShape<Ms> + IntoStage<W, Ms> + StageRules<W, Ms>,
     {
-        let () = <Ms as StageParams<W>>::CHECK;
-        self.push_step(systems.into_step(TOKEN), None)
+        AddSystems::add_systems(self, systems)
     }
 
     /// Appends a system that runs only when `condition` says so: bevy's
@@ -482,9 +493,9 @@ impl<W: World + 'static> Schedule<W> {
     where
         M: SystemParams<W>,
         S: SystemShape<M> + SystemFn<W, M>,
+        M::Claims: OwnRules<W, S>,
     {
-        let () = <M as SystemParams<W>>::CHECK;
-        self.push_step(single(system), Some(Box::new(condition)))
+        AddSystems::add_system_if(self, system, condition)
     }
 
     /// Appends a stage (see [`add_systems`](Schedule::add_systems)) that runs
@@ -526,12 +537,150 @@ impl<W: World + 'static> Schedule<W> {
     ) -> &mut Self
     where
         Ms: StageParams<W>,
+        T: StageShape<Ms> + IntoStage<W, Ms> + StageRules<W, Ms>,
+    {
+        AddSystems::add_systems_if(self, systems, condition)
+    }
+}
+
+/// The ways to add systems to a schedule, for code generic over the world
+/// (a plugin's, or a helper's): the methods of the same names on
+/// [`Schedule`], whose rules (see [`SystemParam`](crate::SystemParam)) are
+/// checked when the program is built rather than by `cargo check`, because
+/// no component's index is known where the world is a type parameter. A
+/// declared world's own calls go to `Schedule`'s methods, which check them
+/// as trait bounds; this trait is in the prelude.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(f32);
+/// struct Vel(f32);
+///
+/// fn integrate<W: Contains<Pos> + Contains<Vel>>(pos: &mut StorageOf<W, Pos>, vel: &StorageOf<W, Vel>) {
+///     join((pos, vel)).for_each(|_, (p, v)| p.0 += v.0);
+/// }
+/// fn damp<W: Contains<Vel>>(vel: &mut StorageOf<W, Vel>) {
+///     vel.values_mut().iter_mut().for_each(|v| v.0 *= 0.5);
+/// }
+///
+/// /// A plugin's systems, for any world that has `Pos` and `Vel`.
+/// fn physics<W: World + Contains<Pos> + Contains<Vel>>(schedule: &mut Schedule<W>) {
+///     schedule.add_system(integrate::<W>).add_system(damp::<W>);
+/// }
+///
+/// world! { struct Game<Pos, Vel>; }
+/// let mut world = Game::new();
+/// world.spawn_with((Pos(0.0), Vel(2.0)));
+/// let mut schedule = Schedule::new();
+/// physics(&mut schedule);
+/// schedule.run(&mut world);
+/// assert_eq!((world.pos.values()[0].0, world.vel.values()[0].0), (2.0, 1.0));
+/// ```
+pub trait AddSystems<W: World + 'static> {
+    /// See [`Schedule::add_system`].
+    fn add_system<M, S>(&mut self, system: S) -> &mut Self
+    where
+        M: SystemParams<W>,
+        S: SystemShape<M> + SystemFn<W, M>;
+
+    /// See [`Schedule::add_system_named`].
+    fn add_system_named<M, S>(
+        &mut self,
+        name: impl Into<Cow<'static, str>>,
+        system: S,
+    ) -> &mut Self
+    where
+        M: SystemParams<W>,
+        S: SystemShape<M> + SystemFn<W, M>;
+
+    /// See [`Schedule::add_systems`].
+    fn add_systems<Ms, T>(&mut self, systems: T) -> &mut Self
+    where
+        Ms: StageParams<W>,
+        T: StageShape<Ms> + IntoStage<W, Ms>;
+
+    /// See [`Schedule::add_system_if`].
+    fn add_system_if<M, S>(
+        &mut self,
+        system: S,
+        condition: impl FnMut(&W) -> bool + 'static,
+    ) -> &mut Self
+    where
+        M: SystemParams<W>,
+        S: SystemShape<M> + SystemFn<W, M>;
+
+    /// See [`Schedule::add_systems_if`].
+    fn add_systems_if<Ms, T>(
+        &mut self,
+        systems: T,
+        condition: impl FnMut(&W) -> bool + 'static,
+    ) -> &mut Self
+    where
+        Ms: StageParams<W>,
+        T: StageShape<Ms> + IntoStage<W, Ms>;
+}
+
+impl<W: World + 'static> AddSystems<W> for Schedule<W> {
+    #[track_caller]
+    fn add_system<M, S>(&mut self, system: S) -> &mut Self
+    where
+        M: SystemParams<W>,
+        S: SystemShape<M> + SystemFn<W, M>,
+    {
+        let () = <M as SystemParams<W>>::CHECK;
+        self.push_step(single(system), None)
+    }
+
+    #[track_caller]
+    fn add_system_named<M, S>(&mut self, name: impl Into<Cow<'static, str>>, system: S) -> &mut Self
+    where
+        M: SystemParams<W>,
+        S: SystemShape<M> + SystemFn<W, M>,
+    {
+        AddSystems::add_system(self, crate::system::named(name, system))
+    }
+
+    #[track_caller]
+    fn add_systems<Ms, T>(&mut self, systems: T) -> &mut Self
+    where
+        Ms: StageParams<W>,
+        T: StageShape<Ms> + IntoStage<W, Ms>,
+    {
+        let () = <Ms as StageParams<W>>::CHECK;
+        self.push_step(systems.into_step(TOKEN), None)
+    }
+
+    #[track_caller]
+    fn add_system_if<M, S>(
+        &mut self,
+        system: S,
+        condition: impl FnMut(&W) -> bool + 'static,
+    ) -> &mut Self
+    where
+        M: SystemParams<W>,
+        S: SystemShape<M> + SystemFn<W, M>,
+    {
+        let () = <M as SystemParams<W>>::CHECK;
+        self.push_step(single(system), Some(Box::new(condition)))
+    }
+
+    #[track_caller]
+    fn add_systems_if<Ms, T>(
+        &mut self,
+        systems: T,
+        condition: impl FnMut(&W) -> bool + 'static,
+    ) -> &mut Self
+    where
+        Ms: StageParams<W>,
         T: StageShape<Ms> + IntoStage<W, Ms>,
     {
         let () = <Ms as StageParams<W>>::CHECK;
         self.push_step(systems.into_step(TOKEN), Some(Box::new(condition)))
     }
+}
 
+impl<W: World + 'static> Schedule<W> {
     /// Runs every step once, in order.
     ///
     /// ```

@@ -104,7 +104,9 @@ fn run<W: Physics>(mut world: W) -> Vec<i64> {
     integrate_for_each(&mut world);
     integrate_for_loop(&mut world);
     assert!(slow_down(&mut world, movers[1]));
-    let mut schedule = Schedule::new();
+    // Named `Schedule<W>`: a schedule of a type not yet inferred would be
+    // taken for a declared world's (see `AddSystems`).
+    let mut schedule = Schedule::<W>::new();
     schedule.add_system(movement::<W>).add_sync_point();
     schedule.run(&mut world);
     let (pos, vel, frozen) = total(&world);

@@ -244,6 +244,8 @@ macro_rules! __world_storages {
             }
         }
 
+        impl $crate::__private::Declared for $name {}
+
         impl $crate::__private::Storages for $name {
             const WORLD: &'static str = $crate::__private::core::stringify!($name);
             const COMPONENTS: &'static [&'static str] =
@@ -339,6 +341,7 @@ macro_rules! __world_storages {
             fn write<'a>(_: &'a mut (), source: &mut $crate::__private::Source<'a, $name>) -> &'a mut $name {
                 source.whole()
             }
+            type Claim = $crate::__private::Whole;
         }
     };
 }
@@ -543,20 +546,7 @@ macro_rules! __world_components {
                     { $crate::__private::is_listed(__TRACKED, $crate::__private::core::stringify!($ty)) },
                 >;
 
-                type Id = $crate::__private::Id<
-                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 0) },
-                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 1) },
-                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 2) },
-                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 3) },
-                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 4) },
-                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 5) },
-                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 6) },
-                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 7) },
-                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 8) },
-                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 9) },
-                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 10) },
-                    { $crate::__private::digit(<$ty as $crate::__private::Column<$name>>::FIELD, 11) },
-                >;
+                type Id = $crate::__index_id!(<$ty as $crate::__private::Column<$name>>::FIELD);
 
                 #[inline]
                 fn field(world: &$name, _: $crate::__private::Token) -> &$crate::__private::StorageIn<$name, $ty> {
@@ -611,6 +601,12 @@ macro_rules! __world_resources {
                 const TARGET: $crate::__private::Target = $crate::__private::Target::Resource(
                     $crate::__private::field_index(__RESOURCES, $crate::__private::core::stringify!($res)),
                 );
+                type Claim = $crate::__private::Reads<
+                    $res_ty,
+                    $crate::__private::Res<$crate::__index_id!(
+                        $crate::__private::field_index(__RESOURCES, $crate::__private::core::stringify!($res))
+                    )>,
+                >;
                 #[inline]
                 fn read<'a>(source: &mut $crate::__private::Source<'a, $name>) -> &'a $res_ty {
                     source.split().$res.shared()
@@ -619,6 +615,12 @@ macro_rules! __world_resources {
             impl $crate::WriteParam<$name> for $res_ty {
                 const TARGET: $crate::__private::core::option::Option<$crate::__private::Target> =
                     $crate::__private::core::option::Option::Some(<$res_ty as $crate::ReadParam<$name>>::TARGET);
+                type Claim = $crate::__private::Writes<
+                    $res_ty,
+                    $crate::__private::Res<$crate::__index_id!(
+                        $crate::__private::field_index(__RESOURCES, $crate::__private::core::stringify!($res))
+                    )>,
+                >;
                 type State = ();
                 #[inline]
                 fn write<'a>(_: &'a mut (), source: &mut $crate::__private::Source<'a, $name>) -> &'a mut $res_ty {
@@ -626,5 +628,28 @@ macro_rules! __world_resources {
                 }
             }
         )*
+    };
+}
+
+/// A storage index as a type: the [`Id`](crate::__private::Id) whose digits
+/// are those of `$index`, a `const` expression. Not public API.
+#[doc(hidden)] // Called by `__world_declare!` and `__world_resources!` only.
+#[macro_export]
+macro_rules! __index_id {
+    ($index:expr) => {
+        $crate::__private::Id<
+            { $crate::__private::digit($index, 0) },
+            { $crate::__private::digit($index, 1) },
+            { $crate::__private::digit($index, 2) },
+            { $crate::__private::digit($index, 3) },
+            { $crate::__private::digit($index, 4) },
+            { $crate::__private::digit($index, 5) },
+            { $crate::__private::digit($index, 6) },
+            { $crate::__private::digit($index, 7) },
+            { $crate::__private::digit($index, 8) },
+            { $crate::__private::digit($index, 9) },
+            { $crate::__private::digit($index, 10) },
+            { $crate::__private::digit($index, 11) },
+        >
     };
 }

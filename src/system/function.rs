@@ -26,7 +26,8 @@ use crate::ApplyReport;
 /// `F: FnMut(P1, P2)`, up to 8 parameters. Says nothing about the
 /// parameters yet: [`SystemParams`] checks them.
 ///
-/// Generic code that adds systems names the three bounds `add_system` has:
+/// Generic code that adds systems names the three bounds
+/// [`AddSystems::add_system`](crate::AddSystems::add_system) has:
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -35,11 +36,11 @@ use crate::ApplyReport;
 /// struct Pos(f32);
 /// world! { struct Game<Pos>; }
 ///
-/// /// Adds `system` twice.
-/// fn twice<M, S>(schedule: &mut Schedule<Game>, system: S)
+/// /// Adds `system` twice, in any world.
+/// fn twice<W: World, M, S>(schedule: &mut Schedule<W>, system: S)
 /// where
-///     M: SystemParams<Game>,
-///     S: SystemShape<M> + SystemFn<Game, M> + Clone,
+///     M: SystemParams<W>,
+///     S: SystemShape<M> + SystemFn<W, M> + Clone,
 /// {
 ///     schedule.add_system(system.clone()).add_system(system);
 /// }
@@ -66,7 +67,8 @@ pub trait SystemShape<M> {}
 /// A system's parameter list, checked: each is a [`SystemParam`] of `W`.
 /// Implemented for `fn(P1, …, Pn)`, n from 0 to 8, by this crate only.
 ///
-/// Generic code that adds systems names the three bounds `add_system` has:
+/// Generic code that adds systems names the three bounds
+/// [`AddSystems::add_system`](crate::AddSystems::add_system) has:
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -75,11 +77,11 @@ pub trait SystemShape<M> {}
 /// struct Pos(f32);
 /// world! { struct Game<Pos>; }
 ///
-/// /// Adds `system` twice.
-/// fn twice<M, S>(schedule: &mut Schedule<Game>, system: S)
+/// /// Adds `system` twice, in any world.
+/// fn twice<W: World, M, S>(schedule: &mut Schedule<W>, system: S)
 /// where
-///     M: SystemParams<Game>,
-///     S: SystemShape<M> + SystemFn<Game, M> + Clone,
+///     M: SystemParams<W>,
+///     S: SystemShape<M> + SystemFn<W, M> + Clone,
 /// {
 ///     schedule.add_system(system.clone()).add_system(system);
 /// }
@@ -108,6 +110,10 @@ pub trait SystemParams<W: Storages + 'static>: Sealed + 'static {
 
     /// What each parameter borrows, in order.
     const ACCESS: &'static [Option<Access>];
+
+    /// What each parameter borrows, as a tuple of types, for the checks
+    /// `cargo check` sees.
+    type Claims;
 
     /// `true` if a parameter is `&mut W`.
     const EXCLUSIVE: bool;
@@ -149,7 +155,8 @@ pub(crate) const fn names<W: Storages>() -> Names {
 /// A function that can be called with the parameters `M` lists: every
 /// `FnMut` whose parameters are system parameters, and [`Named`] systems.
 ///
-/// Generic code that adds systems names the three bounds `add_system` has:
+/// Generic code that adds systems names the three bounds
+/// [`AddSystems::add_system`](crate::AddSystems::add_system) has:
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -158,11 +165,11 @@ pub(crate) const fn names<W: Storages>() -> Names {
 /// struct Pos(f32);
 /// world! { struct Game<Pos>; }
 ///
-/// /// Adds `system` twice.
-/// fn twice<M, S>(schedule: &mut Schedule<Game>, system: S)
+/// /// Adds `system` twice, in any world.
+/// fn twice<W: World, M, S>(schedule: &mut Schedule<W>, system: S)
 /// where
-///     M: SystemParams<Game>,
-///     S: SystemShape<M> + SystemFn<Game, M> + Clone,
+///     M: SystemParams<W>,
+///     S: SystemShape<M> + SystemFn<W, M> + Clone,
 /// {
 ///     schedule.add_system(system.clone()).add_system(system);
 /// }
@@ -239,6 +246,7 @@ macro_rules! impl_system_fn {
             type Items<'a> = ($($p::Item<'a>,)*);
             type State = ($($p::State,)*);
             const ACCESS: &'static [Option<Access>] = &[$($p::ACCESS),*];
+            type Claims = ($($p::Claim,)*);
             const EXCLUSIVE: bool = is_exclusive(<Self as SystemParams<W>>::ACCESS);
             const APPLIES: bool = false $(|| $p::APPLIES)*;
 

@@ -1,9 +1,11 @@
 //! Systems and stages (the user guide is the doc of [`SystemParam`]).
 //! `function.rs` makes a function a system, `param.rs` its parameters,
-//! `access.rs` what each touches, `stage.rs` the compile-time proof
-//! that a stage's members do not conflict, `seen.rs` [`Seen`], `local.rs` [`Local`].
+//! `access.rs` what each touches and the build-time check of the rules,
+//! `claims.rs` the same rules as trait bounds (checked by `cargo check`
+//! for a declared world), `stage.rs` stages, `seen.rs` [`Seen`], `local.rs` [`Local`].
 
 pub(crate) mod access;
+pub(crate) mod claims;
 mod function;
 mod local;
 pub(crate) mod param;

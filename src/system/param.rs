@@ -17,6 +17,7 @@
 use alloc::vec::Vec;
 
 use super::access::{Access, Target};
+use super::claims::{Ents, Free, Reads, Writes};
 use crate::commands::Commands;
 use crate::plumbing::{lent_twice, ColumnAccess, ColumnOf, Storages};
 use crate::seal::TOKEN;
@@ -102,6 +103,10 @@ pub trait ReadParam<W: Storages> {
     /// What the parameter reads.
     const TARGET: Target;
 
+    /// What the parameter reads, as a type, for the checks `cargo check`
+    /// sees (a `Reads` of the target and its index).
+    type Claim;
+
     /// Takes the shared borrow out of `source`.
     fn read<'a>(source: &mut Source<'a, W>) -> &'a Self;
 
@@ -149,6 +154,11 @@ pub trait WriteParam<W: Storages> {
     /// system's own.
     const TARGET: Option<Target>;
 
+    /// What the parameter writes, as a type, for the checks `cargo check`
+    /// sees: a `Writes` of the target and its index, `Free` for what is
+    /// the system's own, `Whole` for the world.
+    type Claim;
+
     /// What the system keeps between runs for this parameter: its command
     /// buffer, or nothing.
     type State: Default + 'static;
@@ -180,6 +190,7 @@ pub trait WriteParam<W: Storages> {
 // `StorageOf<W, C>`) can then be added to a schedule in generic code too.
 impl<W: ColumnAccess<C>, C> ReadParam<W> for SparseMap<C, <W as ColumnOf<C>>::Track> {
     const TARGET: Target = Target::Component(<W as ColumnAccess<C>>::INDEX);
+    type Claim = Reads<Self, <W as ColumnOf<C>>::Id>;
 
     #[inline]
     fn read<'a>(source: &mut Source<'a, W>) -> &'a Self {
@@ -194,6 +205,7 @@ impl<W: ColumnAccess<C>, C> ReadParam<W> for SparseMap<C, <W as ColumnOf<C>>::Tr
 
 impl<W: ColumnAccess<C>, C> WriteParam<W> for SparseMap<C, <W as ColumnOf<C>>::Track> {
     const TARGET: Option<Target> = Some(Target::Component(<W as ColumnAccess<C>>::INDEX));
+    type Claim = Writes<Self, <W as ColumnOf<C>>::Id>;
     type State = ();
 
     #[inline]
@@ -209,6 +221,7 @@ impl<W: ColumnAccess<C>, C> WriteParam<W> for SparseMap<C, <W as ColumnOf<C>>::T
 
 impl<W: Storages> ReadParam<W> for EntityAllocator {
     const TARGET: Target = Target::Entities;
+    type Claim = Reads<Self, Ents>;
 
     #[inline]
     fn read<'a>(source: &mut Source<'a, W>) -> &'a Self {
@@ -218,6 +231,7 @@ impl<W: Storages> ReadParam<W> for EntityAllocator {
 
 impl<W: Storages + 'static> WriteParam<W> for Commands<W> {
     const TARGET: Option<Target> = None;
+    type Claim = Free;
     type State = Commands<W>;
 
     #[inline]
@@ -259,7 +273,8 @@ impl<W: Storages + 'static> WriteParam<W> for Commands<W> {
 /// [`Schedule::add_systems`](crate::Schedule::add_systems) adds a *stage*:
 /// systems that may run at the same time. Two members that conflict (one
 /// writes what the other reads or writes, or one is exclusive) are a
-/// compile error that names both and the component or resource. With the
+/// compile error (in `cargo check` too) that names both and the component or
+/// resource. With the
 /// `rayon` feature a stage's systems run on rayon's pool; without it, one
 /// after the other, with the same results. Either way no borrow flag is
 /// checked at run time and no `unsafe` is written: the schedule splits
@@ -325,7 +340,7 @@ impl<W: Storages + 'static> WriteParam<W> for Commands<W> {
 /// fn write(pos: &mut SparseMap<Position>) {}
 /// fn read(pos: &SparseMap<Position>) {}
 /// let mut schedule = Schedule::<Game>::new();
-/// // systems #1 and #2 of this stage conflict: #1 writes `SparseMap<Position>`, which #2 reads.
+/// // two systems of one stage conflict: `… {write}` writes `SparseMap<Position>`, which `… {read}` reads
 /// schedule.add_systems((write, read));
 /// ```
 ///
@@ -367,6 +382,10 @@ pub trait SystemParam<W: Storages + 'static>: crate::seal::Sealed {
     /// What the parameter borrows; `None` for a command buffer.
     const ACCESS: Option<Access>;
 
+    /// What the parameter borrows, as a type (see [`ReadParam::Claim`]
+    /// and [`WriteParam::Claim`]).
+    type Claim;
+
     /// `true` if [`apply`](SystemParam::apply) does anything.
     const APPLIES: bool;
 
@@ -388,6 +407,7 @@ impl<W: Storages + 'static, T: ReadParam<W> + 'static> SystemParam<W> for &T {
     type Item<'a> = &'a T;
     type State = ();
     const ACCESS: Option<Access> = Some(Access::read(T::TARGET));
+    type Claim = T::Claim;
     const APPLIES: bool = false;
 
     #[inline(always)]
@@ -410,6 +430,7 @@ impl<W: Storages + 'static, T: WriteParam<W> + 'static> SystemParam<W> for &mut 
         Some(target) => Some(Access::write(target)),
         None => None,
     };
+    type Claim = T::Claim;
     const APPLIES: bool = T::APPLIES;
 
     #[inline(always)]

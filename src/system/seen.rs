@@ -239,6 +239,7 @@ impl<C: 'static> Seen<C> {
 
 impl<W: Storages, C: TrackedColumn<W> + 'static> WriteParam<W> for Seen<C> {
     const TARGET: Option<crate::system::access::Target> = None;
+    type Claim = crate::system::claims::Free;
     type State = Seen<C>;
 
     #[inline]

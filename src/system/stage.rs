@@ -11,6 +11,7 @@ use alloc::boxed::Box;
 use core::time::Duration;
 
 use super::access::{check_stage, Access};
+use super::claims::{MembersApart, OwnRules, Shareable};
 use super::function::{names, FunctionSystem, Member, SystemFn, SystemParams, SystemShape};
 use super::param::Source;
 use crate::plumbing::Storages;
@@ -93,7 +94,8 @@ impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Step<W> for S
 /// The parameter lists of a stage's systems: `(S1, S2, …):
 /// StageShape<(M1, M2, …)>` when each `Si: SystemShape<Mi>`.
 ///
-/// Generic code that adds stages names the bounds `add_systems` has:
+/// Generic code that adds stages names the bounds
+/// [`AddSystems::add_systems`](crate::AddSystems::add_systems) has:
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -103,11 +105,11 @@ impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Step<W> for S
 /// struct Vel(f32);
 /// world! { struct Game<Pos, Vel>; }
 ///
-/// /// Adds `stage`, then a sync point.
-/// fn stage_then_sync<Ms, T>(schedule: &mut Schedule<Game>, stage: T)
+/// /// Adds `stage`, then a sync point, in any world.
+/// fn stage_then_sync<W: World, Ms, T>(schedule: &mut Schedule<W>, stage: T)
 /// where
-///     Ms: StageParams<Game>,
-///     T: StageShape<Ms> + IntoStage<Game, Ms>,
+///     Ms: StageParams<W>,
+///     T: StageShape<Ms> + IntoStage<W, Ms>,
 /// {
 ///     schedule.add_systems(stage).add_sync_point();
 /// }
@@ -115,7 +117,7 @@ impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Step<W> for S
 /// fn fall(pos: &mut SparseMap<Pos>) {}
 /// fn drag(vel: &mut SparseMap<Vel>) {}
 ///
-/// let mut schedule = Schedule::new();
+/// let mut schedule = Schedule::<Game>::new();
 /// stage_then_sync(&mut schedule, (fall, drag));
 /// assert_eq!(schedule.len(), 3);
 /// ```
@@ -124,7 +126,8 @@ pub trait StageShape<Ms> {}
 /// The parameter lists of a stage, checked together. Implemented for
 /// tuples of 1 to 8 [`SystemParams`], by this crate only.
 ///
-/// Generic code that adds stages names the bounds `add_systems` has:
+/// Generic code that adds stages names the bounds
+/// [`AddSystems::add_systems`](crate::AddSystems::add_systems) has:
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -134,11 +137,11 @@ pub trait StageShape<Ms> {}
 /// struct Vel(f32);
 /// world! { struct Game<Pos, Vel>; }
 ///
-/// /// Adds `stage`, then a sync point.
-/// fn stage_then_sync<Ms, T>(schedule: &mut Schedule<Game>, stage: T)
+/// /// Adds `stage`, then a sync point, in any world.
+/// fn stage_then_sync<W: World, Ms, T>(schedule: &mut Schedule<W>, stage: T)
 /// where
-///     Ms: StageParams<Game>,
-///     T: StageShape<Ms> + IntoStage<Game, Ms>,
+///     Ms: StageParams<W>,
+///     T: StageShape<Ms> + IntoStage<W, Ms>,
 /// {
 ///     schedule.add_systems(stage).add_sync_point();
 /// }
@@ -146,7 +149,7 @@ pub trait StageShape<Ms> {}
 /// fn fall(pos: &mut SparseMap<Pos>) {}
 /// fn drag(vel: &mut SparseMap<Vel>) {}
 ///
-/// let mut schedule = Schedule::new();
+/// let mut schedule = Schedule::<Game>::new();
 /// stage_then_sync(&mut schedule, (fall, drag));
 /// assert_eq!(schedule.len(), 3);
 /// ```
@@ -161,7 +164,8 @@ pub trait StageParams<W: Storages + 'static>: Sealed {
 /// [`SystemFn`], `Send`, with parameters that can be sent to another thread
 /// (components and resources that are `Send`, and `Sync` where shared).
 ///
-/// Generic code that adds stages names the bounds `add_systems` has:
+/// Generic code that adds stages names the bounds
+/// [`AddSystems::add_systems`](crate::AddSystems::add_systems) has:
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -171,11 +175,11 @@ pub trait StageParams<W: Storages + 'static>: Sealed {
 /// struct Vel(f32);
 /// world! { struct Game<Pos, Vel>; }
 ///
-/// /// Adds `stage`, then a sync point.
-/// fn stage_then_sync<Ms, T>(schedule: &mut Schedule<Game>, stage: T)
+/// /// Adds `stage`, then a sync point, in any world.
+/// fn stage_then_sync<W: World, Ms, T>(schedule: &mut Schedule<W>, stage: T)
 /// where
-///     Ms: StageParams<Game>,
-///     T: StageShape<Ms> + IntoStage<Game, Ms>,
+///     Ms: StageParams<W>,
+///     T: StageShape<Ms> + IntoStage<W, Ms>,
 /// {
 ///     schedule.add_systems(stage).add_sync_point();
 /// }
@@ -183,7 +187,7 @@ pub trait StageParams<W: Storages + 'static>: Sealed {
 /// fn fall(pos: &mut SparseMap<Pos>) {}
 /// fn drag(vel: &mut SparseMap<Vel>) {}
 ///
-/// let mut schedule = Schedule::new();
+/// let mut schedule = Schedule::<Game>::new();
 /// stage_then_sync(&mut schedule, (fall, drag));
 /// assert_eq!(schedule.len(), 3);
 /// ```
@@ -345,3 +349,43 @@ where
 {
     Box::new(Single::new(system))
 }
+
+/// A stage's members (`Self`, a tuple of systems) and their parameter
+/// lists (`Ms`) meet the rules: each its own, none exclusive unless alone,
+/// and no two conflicting. The bound [`Schedule::add_systems`] has for a
+/// world declared by `world!`.
+///
+/// [`Schedule::add_systems`]: crate::Schedule::add_systems
+pub trait StageRules<W, Ms> {}
+
+/// `StageRules` for stages of one size: `[Shareable]` when it has several
+/// members (`[OwnRules]`, said twice, when it has one).
+macro_rules! impl_stage_rules {
+    ([$shared:ident] $($s:ident $m:ident),+) => {
+        impl_stage_rules!(@pairs [$shared] [$($s $m),+] [] $($s $m),+);
+    };
+    (@pairs [$shared:ident] [$($s:ident $m:ident),+] [$($bounds:tt)*]) => {
+        impl<W: Storages + 'static, $($s, $m: SystemParams<W>),+> StageRules<W, ($($m,)+)> for ($($s,)+)
+        where
+            $(<$m as SystemParams<W>>::Claims: OwnRules<W, $s>,)+
+            $(<$m as SystemParams<W>>::Claims: $shared<W, $s>,)+
+            $($bounds)*
+        {
+        }
+    };
+    (@pairs [$shared:ident] [$($all:tt)+] [$($bounds:tt)*] $hs:ident $hm:ident $(, $ts:ident $tm:ident)*) => {
+        impl_stage_rules!(@pairs [$shared] [$($all)+] [
+            $($bounds)*
+            $(<$hm as SystemParams<W>>::Claims: MembersApart<W, $hs, $ts, <$tm as SystemParams<W>>::Claims>,)*
+        ] $($ts $tm),*);
+    };
+}
+
+impl_stage_rules!([OwnRules] S1 M1);
+impl_stage_rules!([Shareable] S1 M1, S2 M2);
+impl_stage_rules!([Shareable] S1 M1, S2 M2, S3 M3);
+impl_stage_rules!([Shareable] S1 M1, S2 M2, S3 M3, S4 M4);
+impl_stage_rules!([Shareable] S1 M1, S2 M2, S3 M3, S4 M4, S5 M5);
+impl_stage_rules!([Shareable] S1 M1, S2 M2, S3 M3, S4 M4, S5 M5, S6 M6);
+impl_stage_rules!([Shareable] S1 M1, S2 M2, S3 M3, S4 M4, S5 M5, S6 M6, S7 M7);
+impl_stage_rules!([Shareable] S1 M1, S2 M2, S3 M3, S4 M4, S5 M5, S6 M6, S7 M7, S8 M8);

@@ -23,9 +23,15 @@ fn system<W: World + Contains<Pos> + Contains<Vel>>(
 }
 
 fn schedule<W: World + Contains<Pos> + Contains<Vel>>() -> Schedule<W> {
-    let mut schedule = Schedule::new();
+    // Its type named, so that its methods are `AddSystems`'s (see there).
+    let mut schedule = Schedule::<W>::new();
     schedule.add_system(system::<W>).add_sync_point();
     schedule
+}
+
+/// A plugin's way: the schedule handed in, a stage of generic systems.
+fn add_physics<W: World + Contains<Pos> + Contains<Vel>>(schedule: &mut Schedule<W>) {
+    schedule.add_systems((system::<W>, |frames: &mut Local<u32>| **frames += 1));
 }
 
 world! { pub struct Plain<Pos, Vel>; }
@@ -35,12 +41,14 @@ world! { pub struct Packed<Pos, Vel>; group (Pos, Vel); }
 fn run<W: World + Contains<Pos> + Contains<Vel>>(mut world: W) -> i32 {
     let e = world.spawn_with((Pos(1), Vel(2)));
     step(&mut world);
-    schedule::<W>().run(&mut world);
+    let mut schedule = schedule::<W>();
+    add_physics(&mut schedule);
+    schedule.run(&mut world);
     world.get::<Pos>(e).map_or(0, |p| p.0)
 }
 
 fn main() {
-    assert_eq!(run(Plain::new()), 4);
-    assert_eq!(run(Watched::new()), 4);
-    assert_eq!(run(Packed::new()), 4);
+    assert_eq!(run(Plain::new()), 5);
+    assert_eq!(run(Watched::new()), 5);
+    assert_eq!(run(Packed::new()), 5);
 }
