@@ -6,11 +6,15 @@
 //! cargo bench -p typed_ecs_benches --bench compare                  # everything
 //! cargo bench -p typed_ecs_benches --bench compare -- simple_iter   # one group
 //! cargo bench -p typed_ecs_benches --bench compare -- 'changed_|simple_iter_tracked'
+//! cargo bench -p typed_ecs_benches --bench compare -- game_frame
 //! cargo bench -p typed_ecs_benches --features bevy_multi_threaded --bench compare -- stage
 //! ```
 //!
 //! The third runs the change-detection groups (`changed_iter`,
-//! `changed_frame`, `simple_iter_tracked`). The last runs the stage groups
+//! `changed_frame`, `simple_iter_tracked`); the fourth the whole game frame
+//! (`game_frame`: one run is one frame of a state that persists, so
+//! criterion's samples are later and later frames of one game, whose
+//! populations stay level; the `game_frame` binary times each system too). The last runs the stage groups
 //! (`parallel_stage`, `stage_overhead`) with bevy's multi-threaded executor
 //! among them; without the feature they run without it. Don't run the other
 //! groups with the feature: bevy's `par_iter_mut` in `heavy_compute_par`
@@ -24,8 +28,8 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 use std::time::{Duration, Instant};
 use typed_ecs_benches::scenarios::{
     add_remove, changed_iter, deferred_sync, despawn_churn, follow_target, fragmented_iter,
-    heavy_compute, parallel_stage, random_get, random_get_many, simple_insert, simple_iter,
-    sparse_spread, stage_overhead,
+    game_frame, heavy_compute, parallel_stage, random_get, random_get_many, simple_insert,
+    simple_iter, sparse_spread, stage_overhead,
 };
 use typed_ecs_benches::{short_size, Scenario};
 
@@ -155,6 +159,10 @@ fn bench_stage_overhead(c: &mut Criterion) {
     group(c, &stage_overhead::SCENARIO);
 }
 
+fn bench_game_frame(c: &mut Criterion) {
+    group(c, &game_frame::SCENARIO);
+}
+
 criterion_group!(
     benches,
     bench_simple_insert,
@@ -176,5 +184,6 @@ criterion_group!(
     bench_simple_iter_tracked,
     bench_parallel_stage,
     bench_stage_overhead,
+    bench_game_frame,
 );
 criterion_main!(benches);

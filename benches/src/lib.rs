@@ -15,6 +15,7 @@
 
 pub mod changes;
 pub mod components;
+pub mod game;
 pub mod harness;
 pub mod rng;
 pub mod scenarios;
@@ -173,7 +174,7 @@ pub const CHANGE_SCENARIOS: &[Scenario] = &[
 /// The scenarios of whole game frames, written for typed_ecs, bevy_ecs
 /// and hecs only (no raw row: a game has no "plain `Vec`s" version worth
 /// the name). `BENCHMARKS.md` shows them in a section of their own, with
-/// each system timed too (the `game_frame` binary).
+/// each system timed too (see [`game`] and the `game_frame` binary).
 pub const GAME_SCENARIOS: &[Scenario] = &[scenarios::game_frame::SCENARIO];
 
 /// The scenario called `name`, among [`SCENARIOS`], [`STAGE_SCENARIOS`],

@@ -7,7 +7,8 @@
 //! feature, which this process goes without), the Change detection section
 //! (its scenarios timed here, after the others, and the zero-cost check
 //! written by `benches/zero_cost.sh`), and the compile-time and cachegrind
-//! sections written by their own tools.
+//! sections written by their own tools, and the Game frame section printed
+//! by the `game_frame` binary (in a process of its own, like the others).
 //!
 //! ```text
 //! cargo run --release -p typed_ecs_benches --bin report -- [--quick] [--only NAME]... [--rounds N] [--out PATH]
@@ -18,7 +19,8 @@
 //! (`parallel_stage`, `stage_overhead`) times those alone, naming only
 //! others leaves the Parallel stages section out; likewise for the change
 //! scenarios (`changed_iter`, `changed_frame`, `simple_iter_tracked`) and
-//! the Change detection section. `--out` defaults to `BENCHMARKS.md` at the workspace
+//! the Change detection section, and `game_frame` and the Game frame
+//! section. `--out` defaults to `BENCHMARKS.md` at the workspace
 //! root.
 
 #![forbid(unsafe_code)]
@@ -28,7 +30,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use typed_ecs_benches::harness::{self, Medians};
 use typed_ecs_benches::{
-    changes, scenario, short_size, Scenario, CHANGE_SCENARIOS, SCENARIOS, STAGE_SCENARIOS,
+    changes, scenario, short_size, Scenario, CHANGE_SCENARIOS, GAME_SCENARIOS, SCENARIOS,
+    STAGE_SCENARIOS,
 };
 
 const USAGE: &str = "usage: report [--quick] [--only SCENARIO]... [--rounds N] [--out PATH]";
@@ -38,6 +41,7 @@ const STEADY_COMMAND: &str =
     "cargo run --release -p typed_ecs_benches --bin instances -- --markdown";
 const STAGES_COMMAND: &str =
     "cargo run --release -p typed_ecs_benches --features bevy_multi_threaded --bin stages";
+const GAME_COMMAND: &str = "cargo run --release -p typed_ecs_benches --bin game_frame";
 
 struct Options {
     quick: bool,
@@ -71,6 +75,7 @@ fn parse_options() -> Result<Options, String> {
                     .iter()
                     .chain(STAGE_SCENARIOS)
                     .chain(CHANGE_SCENARIOS)
+                    .chain(GAME_SCENARIOS)
                     .map(|s| s.name)
                     .collect::<Vec<_>>()
                     .join(", ");
@@ -129,6 +134,12 @@ fn main() -> ExitCode {
     } else {
         String::new()
     };
+    let is_game = |s: &&Scenario| GAME_SCENARIOS.iter().any(|t| t.name == s.name);
+    let game = if options.only.is_empty() || options.only.iter().any(is_game) {
+        game_section(&options)
+    } else {
+        String::new()
+    };
     settle_allocator();
     let is_change = |s: &&Scenario| CHANGE_SCENARIOS.iter().any(|t| t.name == s.name);
     let scenarios: Vec<&Scenario> = if options.only.is_empty() {
@@ -138,7 +149,7 @@ fn main() -> ExitCode {
             .only
             .iter()
             .copied()
-            .filter(|s| !is_stage(s) && !is_change(s))
+            .filter(|s| !is_stage(s) && !is_change(s) && !is_game(s))
             .collect()
     };
     let change_scenarios: Vec<&Scenario> = if options.only.is_empty() {
@@ -169,7 +180,9 @@ fn main() -> ExitCode {
         changes_section(&options, &change_scenarios)
     };
 
-    let text = report(&options, &results, &memory, &steady, &stages, &changes);
+    let text = report(
+        &options, &results, &memory, &steady, &stages, &changes, &game,
+    );
     if let Err(error) = std::fs::write(&options.out, &text) {
         eprintln!("report: {}: {error}", options.out.display());
         return ExitCode::FAILURE;
@@ -189,6 +202,7 @@ fn report(
     steady: &str,
     stages: &str,
     changes: &str,
+    game: &str,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Benchmarks\n");
@@ -285,7 +299,19 @@ fn report(
         out.push('\n');
         out.push_str(changes);
     }
+    if !game.is_empty() {
+        out.push('\n');
+        out.push_str(game);
+    }
     out
+}
+
+/// The Game frame section: what the `game_frame` binary prints (the whole
+/// frame and each system of `game_frame` on typed_ecs, bevy_ecs and hecs),
+/// run through cargo in a process of its own.
+fn game_section(options: &Options) -> String {
+    let args: &[&str] = if options.quick { &["--quick"] } else { &[] };
+    printed_by("game_frame", args, "## Game frame", GAME_COMMAND)
 }
 
 /// The Change detection section: `scenarios` (of [`CHANGE_SCENARIOS`])

@@ -1,0 +1,278 @@
+//! The "Game frame" section of `BENCHMARKS.md`: the scenarios of
+//! [`GAME_SCENARIOS`](crate::GAME_SCENARIOS) (`game_frame`), the whole
+//! frame of each implementation and each of its systems, and the issue's
+//! target. Written by the `game_frame` binary, which the report runs in a
+//! process of its own.
+//!
+//! The frame is timed without stamps (a batch of frames timed as a whole);
+//! each system is timed on a second instance of the same implementation
+//! whose frame has a time stamp before the first system and after every
+//! step ([`game_frame::TIMED`](crate::scenarios::game_frame::TIMED)). Both
+//! instances of every implementation run the same frames in lockstep, so
+//! every row is measured on the same states.
+
+use crate::harness::{format_ns, format_ratio};
+use crate::scenarios::game_frame::SYSTEMS;
+use std::fmt::Write as _;
+
+/// The issue's target: typed_ecs's frame takes at most this fraction of
+/// bevy_ecs's (single-threaded executor).
+pub const FRAME_VS_BEVY_AT_MOST: f64 = 0.8;
+
+/// One implementation's medians.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SystemMedians {
+    /// The implementation (`typed_ecs`, `bevy`, `hecs`).
+    pub name: &'static str,
+    /// The median frame without stamps, ns.
+    pub frame_ns: f64,
+    /// The median of each row of [`SYSTEMS`], ns, from the stamped frames.
+    pub rows_ns: Vec<f64>,
+    /// The median stamped frame (first stamp to last), ns.
+    pub stamped_frame_ns: f64,
+}
+
+impl SystemMedians {
+    /// The sum of the rows' medians but the first (the stamps alone).
+    pub fn systems_ns(&self) -> f64 {
+        self.rows_ns.iter().skip(1).sum()
+    }
+}
+
+/// What one run of the `game_frame` binary measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameTimes {
+    /// The scenario's size (entities at the start).
+    pub size: usize,
+    /// Untimed frames before the timed ones.
+    pub warmup: usize,
+    /// Frames timed, per implementation and instance.
+    pub frames: usize,
+    /// Frames per sample of the unstamped frame.
+    pub chunk: usize,
+    /// Each implementation's medians, typed_ecs first.
+    pub medians: Vec<SystemMedians>,
+    /// Prey and predators alive at the end, and births and deaths per
+    /// timed frame.
+    pub state: StateSummary,
+}
+
+/// The simulation's state at the end of the timed frames.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StateSummary {
+    /// Entities alive (tiles, prey and predators).
+    pub entities: usize,
+    /// Prey alive.
+    pub prey: usize,
+    /// Predators alive.
+    pub predators: usize,
+    /// Births per timed frame.
+    pub births_per_frame: f64,
+    /// Deaths per timed frame.
+    pub deaths_per_frame: f64,
+}
+
+impl GameTimes {
+    /// The medians of `name`.
+    pub fn get(&self, name: &str) -> Option<&SystemMedians> {
+        self.medians.iter().find(|m| m.name == name)
+    }
+
+    /// typed_ecs's frame over `name`'s.
+    pub fn frame_ratio(&self, name: &str) -> Option<f64> {
+        Some(self.get("typed_ecs")?.frame_ns / self.get(name)?.frame_ns)
+    }
+
+    /// typed_ecs's row `row` over `name`'s.
+    pub fn row_ratio(&self, row: usize, name: &str) -> Option<f64> {
+        let ours = self.get("typed_ecs")?.rows_ns.get(row)?;
+        let theirs = self.get(name)?.rows_ns.get(row)?;
+        Some(ours / theirs)
+    }
+}
+
+/// The section: `header` (how and where it was measured), the target,
+/// the frames, each system, and `why` (what limits typed_ecs, said only
+/// when the target is missed).
+pub fn section(header: &str, times: &GameTimes, why: &str) -> String {
+    let mut out = String::from("## Game frame\n\n");
+    out.push_str(header);
+    if !header.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push('\n');
+
+    let ratio = times.frame_ratio("bevy");
+    out.push_str("### Target\n\n| scenario | target | measured | |\n|---|---|---:|---|\n");
+    let met = ratio.is_some_and(|r| r <= FRAME_VS_BEVY_AT_MOST);
+    let _ = writeln!(
+        out,
+        "| `game_frame` | typed_ecs frame ≤ {FRAME_VS_BEVY_AT_MOST:.2}× bevy_ecs's \
+         (single-threaded) | {} | {} |",
+        format_ratio(ratio),
+        if met { "met" } else { "**missed**" }
+    );
+    if !met && !why.is_empty() {
+        let _ = writeln!(out, "\nWhat limits it: {why}");
+    }
+
+    let s = times.state;
+    let _ = writeln!(
+        out,
+        "\n### The frame\n\n{} entities at the start; after {} untimed and {} timed frames, {} \
+         alive ({} prey, {} predators), with {:.1} births and {:.1} deaths a frame over the \
+         timed ones. Median frame, without stamps:\n",
+        times.size,
+        times.warmup,
+        times.frames,
+        s.entities,
+        s.prey,
+        s.predators,
+        s.births_per_frame,
+        s.deaths_per_frame,
+    );
+    out.push_str("| implementation | **typed_ecs / it** | median frame |\n|---|---:|---:|\n");
+    for m in &times.medians {
+        let _ = writeln!(
+            out,
+            "| {} | **{}** | {} |",
+            m.name,
+            format_ratio(times.frame_ratio(m.name)),
+            format_ns(m.frame_ns)
+        );
+    }
+
+    out.push_str(
+        "\n### Each system\n\nThe median time between two stamps, over the timed frames of \
+         the stamped instances: a system and what its schedule pays to reach it and the next \
+         stamp. The first row is two stamps with nothing between.\n\n\
+         | step | **typed_ecs / bevy** | **typed_ecs / hecs** | typed_ecs | bevy | hecs |\n\
+         |---|---:|---:|---:|---:|---:|\n",
+    );
+    let cell = |name: &str, f: &dyn Fn(&SystemMedians) -> f64| {
+        times
+            .get(name)
+            .map_or_else(|| "n/a".to_string(), |m| format_ns(f(m)))
+    };
+    for (row, step) in SYSTEMS.iter().enumerate() {
+        let ns = |m: &SystemMedians| m.rows_ns.get(row).copied().unwrap_or(f64::NAN);
+        let _ = writeln!(
+            out,
+            "| {step} | **{}** | **{}** | {} | {} | {} |",
+            format_ratio(times.row_ratio(row, "bevy")),
+            format_ratio(times.row_ratio(row, "hecs")),
+            cell("typed_ecs", &ns),
+            cell("bevy", &ns),
+            cell("hecs", &ns),
+        );
+    }
+    let sum_ratio =
+        |name: &str| Some(times.get("typed_ecs")?.systems_ns() / times.get(name)?.systems_ns());
+    let _ = writeln!(
+        out,
+        "| the steps' medians, summed | **{}** | **{}** | {} | {} | {} |",
+        format_ratio(sum_ratio("bevy")),
+        format_ratio(sum_ratio("hecs")),
+        cell("typed_ecs", &SystemMedians::systems_ns),
+        cell("bevy", &SystemMedians::systems_ns),
+        cell("hecs", &SystemMedians::systems_ns),
+    );
+    let stamped = |name: &str| {
+        Some(times.get("typed_ecs")?.stamped_frame_ns / times.get(name)?.stamped_frame_ns)
+    };
+    let _ = writeln!(
+        out,
+        "| the stamped frame | **{}** | **{}** | {} | {} | {} |",
+        format_ratio(stamped("bevy")),
+        format_ratio(stamped("hecs")),
+        cell("typed_ecs", &|m| m.stamped_frame_ns),
+        cell("bevy", &|m| m.stamped_frame_ns),
+        cell("hecs", &|m| m.stamped_frame_ns),
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn times(typed_ecs_frame: f64) -> GameTimes {
+        let rows = |k: f64| (0..SYSTEMS.len()).map(|i| k * (i + 1) as f64).collect();
+        GameTimes {
+            size: 20_000,
+            warmup: 200,
+            frames: 1_000,
+            chunk: 10,
+            medians: vec![
+                SystemMedians {
+                    name: "typed_ecs",
+                    frame_ns: typed_ecs_frame,
+                    rows_ns: rows(2_000.0),
+                    stamped_frame_ns: 160_000.0,
+                },
+                SystemMedians {
+                    name: "hecs",
+                    frame_ns: 400_000.0,
+                    rows_ns: rows(4_000.0),
+                    stamped_frame_ns: 320_000.0,
+                },
+                SystemMedians {
+                    name: "bevy",
+                    frame_ns: 200_000.0,
+                    rows_ns: rows(1_000.0),
+                    stamped_frame_ns: 80_000.0,
+                },
+            ],
+            state: StateSummary {
+                entities: 15_800,
+                prey: 3_400,
+                predators: 2_400,
+                births_per_frame: 71.5,
+                deaths_per_frame: 71.0,
+            },
+        }
+    }
+
+    #[test]
+    fn the_target_is_judged_and_every_row_shown() {
+        let text = section("header", &times(150_000.0), "why");
+        assert!(
+            text.contains("| `game_frame` | typed_ecs frame ≤ 0.80× bevy_ecs's (single-threaded) | 0.75× | met |"),
+            "{text}"
+        );
+        assert!(!text.contains("What limits"), "{text}");
+        assert!(
+            text.contains("| typed_ecs | **1.00×** | 150 µs |"),
+            "{text}"
+        );
+        assert!(text.contains("| hecs | **0.38×** | 400 µs |"), "{text}");
+        assert!(
+            text.contains("| movement | **2.00×** | **0.50×** | 4.00 µs | 2.00 µs | 8.00 µs |"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "| the stamped frame | **2.00×** | **0.50×** | 160 µs | 80.0 µs | 320 µs |"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("| the steps' medians, summed | **2.00×** | **0.50×** |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("15800 alive (3400 prey, 2400 predators), with 71.5 births"),
+            "{text}"
+        );
+        for step in SYSTEMS {
+            assert!(text.contains(&format!("| {step} |")), "{step}");
+        }
+    }
+
+    #[test]
+    fn a_missed_target_says_why() {
+        let text = section("header", &times(300_000.0), "the lookups");
+        assert!(text.contains("| 1.50× | **missed** |"), "{text}");
+        assert!(text.contains("What limits it: the lookups"), "{text}");
+    }
+}
