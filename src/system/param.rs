@@ -18,6 +18,7 @@ use alloc::vec::Vec;
 
 use super::access::{Access, Target};
 use super::claims::{Ents, Free, Reads, Writes};
+use crate::change::Track;
 use crate::commands::Commands;
 use crate::plumbing::{lent_twice, ColumnAccess, ColumnOf, Storages};
 use crate::seal::TOKEN;
@@ -188,13 +189,18 @@ pub trait WriteParam<W: Storages> {
 // Over `ColumnAccess`, which `W: Contains<C>` implies, rather than the
 // macro's `Column`: a system generic over the world (its storages named
 // `StorageOf<W, C>`) can then be added to a schedule in generic code too.
-impl<W: ColumnAccess<C>, C> ReadParam<W> for SparseMap<C, <W as ColumnOf<C>>::Track> {
+//
+// Over any kind `T` of storage, which must be the world's for `C`
+// ([`StoredAs`]): a storage of the other kind (`SparseMap<Energy>` for a
+// tracked `Energy`) then gets a message that says which to write, where an
+// impl for the world's kind alone would give a bare type mismatch.
+impl<W: ColumnAccess<C>, C, T: Track + StoredAs<W, C>> ReadParam<W> for SparseMap<C, T> {
     const TARGET: Target = Target::Component(<W as ColumnAccess<C>>::INDEX);
     type Claim = Reads<Self, <W as ColumnOf<C>>::Id>;
 
     #[inline]
     fn read<'a>(source: &mut Source<'a, W>) -> &'a Self {
-        <W as ColumnAccess<C>>::slot(source.split()).shared()
+        T::shared(<W as ColumnAccess<C>>::slot(source.split()).shared())
     }
 
     #[inline(always)]
@@ -203,19 +209,50 @@ impl<W: ColumnAccess<C>, C> ReadParam<W> for SparseMap<C, <W as ColumnOf<C>>::Tr
     }
 }
 
-impl<W: ColumnAccess<C>, C> WriteParam<W> for SparseMap<C, <W as ColumnOf<C>>::Track> {
+impl<W: ColumnAccess<C>, C, T: Track + StoredAs<W, C>> WriteParam<W> for SparseMap<C, T> {
     const TARGET: Option<Target> = Some(Target::Component(<W as ColumnAccess<C>>::INDEX));
     type Claim = Writes<Self, <W as ColumnOf<C>>::Id>;
     type State = ();
 
     #[inline]
     fn write<'a>(_: &'a mut (), source: &mut Source<'a, W>) -> &'a mut Self {
-        <W as ColumnAccess<C>>::slot(source.split()).unique()
+        T::unique(<W as ColumnAccess<C>>::slot(source.split()).unique())
     }
 
     #[inline(always)]
     fn prepare(_: &mut (), world: &mut W) {
         crate::in_step::sync::<W, C>(world);
+    }
+}
+
+/// `Self` is the kind of storage (`Tracked` or `Untracked`) that `W` keeps
+/// for `C`: a system names `&mut SparseMap<C, Self>`. Implemented for that
+/// kind alone; a failure says which kind to write.
+#[diagnostic::on_unimplemented(
+    message = "`{C}` is stored as `SparseMap<{C}, {X}>` in `{W}`, not as `SparseMap<{C}, {Self}>`",
+    label = "the kind of storage `{W}` keeps for `{C}` is `{X}`",
+    note = "write `SparseMap<{C}, {X}>`, or `StorageOf<{W}, {C}>`, which follows `tracked (…)` in the `world!` declaration of `{W}` and needs no edit when tracking is turned on or off"
+)]
+pub trait StoredAs<W, C, X: Track = <W as ColumnOf<C>>::Track>: Track
+where
+    W: ColumnOf<C>,
+{
+    /// The world's storage, as the system names it.
+    fn shared(map: &SparseMap<C, X>) -> &SparseMap<C, Self>;
+
+    /// The world's storage, mutably, as the system names it.
+    fn unique(map: &mut SparseMap<C, X>) -> &mut SparseMap<C, Self>;
+}
+
+impl<W: ColumnOf<C, Track = T>, C, T: Track> StoredAs<W, C, T> for T {
+    #[inline(always)]
+    fn shared(map: &SparseMap<C, T>) -> &SparseMap<C, T> {
+        map
+    }
+
+    #[inline(always)]
+    fn unique(map: &mut SparseMap<C, T>) -> &mut SparseMap<C, T> {
+        map
     }
 }
 
