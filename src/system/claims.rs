@@ -228,3 +228,7 @@ impl_claim_tuples!(A1, A2, A3, A4, A5);
 impl_claim_tuples!(A1, A2, A3, A4, A5, A6);
 impl_claim_tuples!(A1, A2, A3, A4, A5, A6, A7);
 impl_claim_tuples!(A1, A2, A3, A4, A5, A6, A7, A8);
+impl_claim_tuples!(A1, A2, A3, A4, A5, A6, A7, A8, A9);
+impl_claim_tuples!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10);
+impl_claim_tuples!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11);
+impl_claim_tuples!(A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12);

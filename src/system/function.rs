@@ -23,7 +23,8 @@ use crate::seal::Sealed;
 use crate::ApplyReport;
 
 /// The parameter list of a function: `F: SystemShape<fn(P1, P2)>` for every
-/// `F: FnMut(P1, P2)`, up to 8 parameters. Says nothing about the
+/// `F: FnMut(P1, P2)`, up to 12 parameters (the
+/// largest tuple with a `Default`, which holds their state). Says nothing about the
 /// parameters yet: [`SystemParams`] checks them.
 ///
 /// Generic code that adds systems names the three bounds
@@ -57,15 +58,15 @@ use crate::ApplyReport;
 /// assert_eq!(world.pos.values()[0].0, -2.0);
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a system: a system is a function or closure of at most 8 parameters",
-    label = "not a function or closure of 0 to 8 parameters",
-    note = "a system takes at most 8 parameters; split a larger one in two systems (in one stage if they do not conflict), or keep what it reads together in a resource",
+    message = "`{Self}` is not a system: a system is a function or closure of at most 12 parameters",
+    label = "not a function or closure of 0 to 12 parameters",
+    note = "a system takes at most 12 parameters; split a larger one in two systems (in one stage if they do not conflict), or keep what it reads together in a resource",
     note = "a closure names its parameters' types: `|pos: &mut SparseMap<Pos>| …`"
 )]
 pub trait SystemShape<M> {}
 
 /// A system's parameter list, checked: each is a [`SystemParam`] of `W`.
-/// Implemented for `fn(P1, …, Pn)`, n from 0 to 8, by this crate only.
+/// Implemented for `fn(P1, …, Pn)`, n from 0 to 12, by this crate only.
 ///
 /// Generic code that adds systems names the three bounds
 /// [`AddSystems::add_system`](crate::AddSystems::add_system) has:
@@ -99,7 +100,7 @@ pub trait SystemShape<M> {}
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not the parameter list of a system of `{W}`",
-    note = "a system takes up to 8 parameters, each `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator`, `&mut Commands<{W}>` or `&mut Local<T>`, or a single `&mut {W}`"
+    note = "a system takes up to 12 parameters, each `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator`, `&mut Commands<{W}>` or `&mut Local<T>`, or a single `&mut {W}`"
 )]
 pub trait SystemParams<W: Storages + 'static>: Sealed + 'static {
     /// The parameters as the function receives them.
@@ -187,7 +188,7 @@ pub(crate) const fn names<W: Storages>() -> Names {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system of `{W}`",
-    note = "a system is a function or closure (`'static`) of at most 8 parameters, which are `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator`, `&mut Commands<{W}>` or `&mut Local<T>`, or a single `&mut {W}`; closures name their parameters' types"
+    note = "a system is a function or closure (`'static`) of at most 12 parameters, which are `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator`, `&mut Commands<{W}>` or `&mut Local<T>`, or a single `&mut {W}`; closures name their parameters' types"
 )]
 pub trait SystemFn<W: Storages + 'static, M: SystemParams<W>>: 'static {
     /// Calls the system.
@@ -294,6 +295,10 @@ impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5);
 impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6);
 impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7);
 impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7, P8 p8);
+impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7, P8 p8, P9 p9);
+impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7, P8 p8, P9 p9, P10 p10);
+impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7, P8 p8, P9 p9, P10 p10, P11 p11);
+impl_system_fn!(P1 p1, P2 p2, P3 p3, P4 p4, P5 p5, P6 p6, P7 p7, P8 p8, P9 p9, P10 p10, P11 p11, P12 p12);
 
 /// A system with the name it shows in [`Schedule::names`](crate::Schedule::names)
 /// and in timings; made by [`named`].

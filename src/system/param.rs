@@ -303,7 +303,7 @@ impl<W: Storages + 'static> WriteParam<W> for Commands<W> {
 /// | `&mut Local<T>` | the system's own value, kept between runs, starting at `T::default()` (nothing shared) |
 /// | `&mut W` | the whole world: the system is *exclusive*, and takes nothing else |
 ///
-/// Up to 8 parameters. The same component or resource twice, once as
+/// Up to 12 parameters. The same component or resource twice, once as
 /// `&mut`, is a compile error; so is `&mut W` beside other parameters
 /// (a `&mut Commands<W>` or a `&mut Local<T>` may come along).
 ///

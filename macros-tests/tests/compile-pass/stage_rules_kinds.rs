@@ -60,6 +60,26 @@ reader!(e, E);
 reader!(f, F);
 reader!(g, G);
 
+// Twelve parameters, the most a system takes.
+#[allow(clippy::too_many_arguments)]
+fn twelve(
+    a: &SparseMap<A>,
+    b: &SparseMap<B>,
+    c: &SparseMap<C>,
+    d: &SparseMap<D>,
+    e: &SparseMap<E>,
+    f: &SparseMap<F>,
+    g: &SparseMap<G>,
+    h: &SparseMap<H, Tracked>,
+    r0: &mut R0,
+    r1: &R1,
+    _: &EntityAllocator,
+    count: &mut Local<usize>,
+) {
+    **count = a.len() + b.len() + c.len() + d.len() + e.len() + f.len() + g.len() + h.len();
+    r0.0 += r1.0 + 1;
+}
+
 fn main() {
     let mut world = Game::new();
     world.spawn_with((A(0), B(0), C(0), D(0), E(0), F(0), G(0), H(0)));
@@ -67,8 +87,9 @@ fn main() {
     schedule
         .add_systems((write_a, write_r0, watch_h))
         .add_systems((b, c, d, e, f, g, write_a, |_: &R1, _: &SparseMap<H, Tracked>| {}))
-        .add_sync_point();
+        .add_sync_point()
+        .add_systems((twelve, |_: &SparseMap<A>| {}));
     schedule.run(&mut world);
-    assert_eq!(world.r0.0, 1);
+    assert_eq!(world.r0.0, 2);
     assert_eq!(world.b.values()[0].0, 1);
 }

@@ -9,13 +9,17 @@ pub struct F;
 pub struct G;
 pub struct H;
 pub struct I;
+pub struct J;
+pub struct K;
+pub struct L;
+pub struct M;
 
 world! {
-    pub struct Big<A, B, C, D, E, F, G, H, I>;
+    pub struct Big<A, B, C, D, E, F, G, H, I, J, K, L, M>;
 }
 
 #[allow(clippy::too_many_arguments)]
-fn nine(
+fn thirteen(
     _: &SparseMap<A>,
     _: &SparseMap<B>,
     _: &SparseMap<C>,
@@ -25,9 +29,13 @@ fn nine(
     _: &SparseMap<G>,
     _: &SparseMap<H>,
     _: &SparseMap<I>,
+    _: &SparseMap<J>,
+    _: &SparseMap<K>,
+    _: &SparseMap<L>,
+    _: &SparseMap<M>,
 ) {
 }
 
 fn main() {
-    Schedule::<Big>::new().add_system(nine);
+    Schedule::<Big>::new().add_system(thirteen);
 }
