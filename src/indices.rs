@@ -66,6 +66,23 @@ const fn str_eq(a: &str, b: &str) -> bool {
     true
 }
 
+/// Fails the build with `message` unless `field` is the name of exactly
+/// one of `fields`: a plugin's component that the world, or another of its
+/// plugins, declares too (`world!`'s check, which names the plugin).
+pub const fn plugin_field_once(fields: &[&str], field: &str, message: &str) {
+    let mut count = 0;
+    let mut i = 0;
+    while i < fields.len() {
+        if str_eq(fields[i], field) {
+            count += 1;
+        }
+        i += 1;
+    }
+    if count != 1 {
+        panic!("{}", message);
+    }
+}
+
 /// `true` when `indices` holds `index`.
 pub(crate) const fn contains(indices: &[usize], index: usize) -> bool {
     let mut i = 0;

@@ -237,12 +237,12 @@ pub use crate::world::World;
 /// assert!(world.has::<Pos>(e));
 /// ```
 pub mod prelude {
-    pub use crate::world;
     pub use crate::{
         join, named, AddSystems, Added, Bundle, Changed, Commands, Component, Contains, Entity,
-        EntityAllocator, Has, Local, Maybe, Mut, Or, Query, QueryMut, Schedule, Seen, SparseMap,
-        StorageOf, Tracked, Untracked, With, Without, World,
+        EntityAllocator, Has, Local, Maybe, Mut, Or, Query, QueryMut, ReadParam, Schedule, Seen,
+        SparseMap, StorageOf, Tracked, Untracked, With, Without, World, WriteParam,
     };
+    pub use crate::{plugin, world};
 }
 
 /// What `world!` expansions use: re-exports only. Not public API: no
@@ -256,7 +256,9 @@ pub mod __private {
 
     pub use crate::group::upkeep::refresh_groups;
     pub use crate::in_step::{new_deferred, new_storage};
-    pub use crate::indices::{all_distinct, digit, field_index, is_listed, Id, ID_DIGITS};
+    pub use crate::indices::{
+        all_distinct, digit, field_index, is_listed, plugin_field_once, Id, ID_DIGITS,
+    };
     pub use crate::plumbing::{
         new_allocator, take_part, Column, Declared, Deferred, EachGroup, EachGroupRef, EachStorage,
         EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,

@@ -56,6 +56,9 @@ pub trait Storages: Sized + 'static {
     /// The resource types, as written in `world!`, in declaration order.
     const RESOURCES: &'static [&'static str];
 
+    /// The resources' field names, in the same order.
+    const RESOURCE_FIELDS: &'static [&'static str];
+
     /// The world split for systems: one [`Slot`] per storage and resource,
     /// and the allocator, shared.
     type Borrows<'a>

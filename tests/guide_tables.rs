@@ -106,7 +106,7 @@ fn table_rows(guide: &str, heading: &str) -> Vec<(String, String)> {
 // Names that stand for the reader's own types and values in the examples.
 const PLACEHOLDERS: &[&str] = &[
     "A", "B", "C", "E", "R", "T", "W", "Time", "Parent", "Children", "Entity", "Vec", "Option",
-    "Default", "Some", "None", "Ok", "Err",
+    "Default", "Some", "None", "Ok", "Err", "MyPlugin",
 ];
 
 #[test]

@@ -252,6 +252,7 @@ macro_rules! __world_storages {
                 &[$($crate::__private::core::stringify!($ty)),+];
             const RESOURCES: &'static [&'static str] =
                 &[$($crate::__private::core::stringify!($res_ty)),*];
+            const RESOURCE_FIELDS: &'static [&'static str] = __RESOURCES;
             type Parts<'a> = __Parts<'a>;
             type Borrows<'a> = __Borrows<'a>;
             type Queues = __Queues;

@@ -5,8 +5,12 @@
 //! flat repetition over the fields; the three that walk a list one item at
 //! a time (a declarative macro cannot do otherwise) say so:
 //!
-//! * `mod.rs`: `world!` itself, and `__world_paths!` (recursive: names the
-//!   fields of the list form after the last segment of each path);
+//! * `mod.rs`: `world!` itself, `__world_sections!` (recursive: sorts the
+//!   sections after the struct line), `__world_plugins!` (recursive: asks
+//!   each plugin's macro for its part and adds it), and `__world_paths!`
+//!   (recursive: names the fields of the list form after the last segment
+//!   of each path);
+//! * `plugin.rs`: `plugin!`, a crate's part of any world;
 //! * `attrs.rs`: `__world_attrs!` sorts the struct's attributes, with
 //!   `__world_derives!` (recursive: takes the serde derives out of a
 //!   `derive` list, as the world's serde impls are generated);
@@ -25,6 +29,7 @@
 
 mod attrs;
 mod declare;
+mod plugin;
 mod serde;
 
 /// Declares a world: a struct with an entity allocator and one
@@ -90,8 +95,14 @@ mod serde;
 /// error (conflicting impls).
 ///
 /// After the struct line come, in any order: `resources { name: Type, … }`
-/// (at most once), `tracked (Component, …);` (at most once) and any number
-/// of `group (Component, Component, …);` lines.
+/// (at most once), `tracked (Component, …);` (at most once), any number
+/// of `group (Component, Component, …);` lines, and `plugins (path::Plugin,
+/// …);` (at most once): the parts of other crates declared with
+/// [`plugin!`](crate::plugin), whose components and resources become the
+/// world's fields and whose trait the world implements. Name a plugin's
+/// component by the plugin crate's path in `tracked` and `group` lines
+/// (`tracked (physics::Pos);`). A world that lists plugins names its own
+/// components by type names or by fields, not by paths.
 ///
 /// The first form also takes paths, `world! { pub struct W<ui::Position>; }`,
 /// naming each field after the last segment (`position`). A list with paths
@@ -120,7 +131,7 @@ macro_rules! world {
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident < $($component:ident),+ $(,)? > ;
         $( resources { $( $(#[$($res_attr:tt)*])* $res:ident : $res_ty:ty ),* $(,)? } )?
-        $( tracked ( $($tra:ty),+ $(,)? ) ; )?
+        $( tracked ( $($tra:ty),* $(,)? ) ; )?
         $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
         $crate::__private::paste! {
@@ -137,7 +148,7 @@ macro_rules! world {
                 @item {
                     $vis struct $name { $( [<$component:snake>] : $component ),+ }
                     resources { $($( $(#[$($res_attr)*])* $res : $res_ty ),*)? }
-                    tracked ( $($($tra,)+)? )
+                    tracked ( $($($tra,)*)? )
                     $( group ( $($group),+ ) ; )*
                 }
             }
@@ -150,7 +161,7 @@ macro_rules! world {
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident < $( $($seg:ident)::+ ),+ $(,)? > ;
         $( resources { $( $(#[$($res_attr:tt)*])* $res:ident : $res_ty:ty ),* $(,)? } )?
-        $( tracked ( $($tra:ty),+ $(,)? ) ; )?
+        $( tracked ( $($tra:ty),* $(,)? ) ; )?
         $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
         $crate::__world_paths! {
@@ -159,7 +170,7 @@ macro_rules! world {
             @rest {
                 [$([$($attr)*])*] $vis $name
                 { $($( $(#[$($res_attr)*])* $res : $res_ty ),*)? }
-                { tracked ( $($($tra,)+)? ) $( group ( $($group),+ ) ; )* }
+                { tracked ( $($($tra,)*)? ) $( group ( $($group),+ ) ; )* }
             }
         }
     };
@@ -169,7 +180,7 @@ macro_rules! world {
         $(#[$($attr:tt)*])*
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ $(,)? }
         $( resources { $( $(#[$($res_attr:tt)*])* $res:ident : $res_ty:ty ),* $(,)? } )?
-        $( tracked ( $($tra:ty),+ $(,)? ) ; )?
+        $( tracked ( $($tra:ty),* $(,)? ) ; )?
         $( group ( $($group:ty),+ $(,)? ) ; )*
     ) => {
         $crate::__world_attrs! {
@@ -177,7 +188,7 @@ macro_rules! world {
             @item {
                 $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }
                 resources { $($( $(#[$($res_attr)*])* $res : $res_ty ),*)? }
-                tracked ( $($($tra,)+)? )
+                tracked ( $($($tra,)*)? )
                 $( group ( $($group),+ ) ; )*
             }
         }
@@ -192,7 +203,7 @@ macro_rules! world {
     ) => {
         $crate::__world_sections! {
             @head [$(#[$($attr)*])* $vis struct $name < $($component),+ > ;]
-            @resources [] @tracked [] @groups [] @todo [$($sections)*]
+            @resources [] @tracked [] @groups [] @plugins [] @todo [$($sections)*]
         }
     };
     (
@@ -202,7 +213,7 @@ macro_rules! world {
     ) => {
         $crate::__world_sections! {
             @head [$(#[$($attr)*])* $vis struct $name < $( $($seg)::+ ),+ > ;]
-            @resources [] @tracked [] @groups [] @todo [$($sections)*]
+            @resources [] @tracked [] @groups [] @plugins [] @todo [$($sections)*]
         }
     };
     (
@@ -212,7 +223,7 @@ macro_rules! world {
     ) => {
         $crate::__world_sections! {
             @head [$(#[$($attr)*])* $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }]
-            @resources [] @tracked [] @groups [] @todo [$($sections)*]
+            @resources [] @tracked [] @groups [] @plugins [] @todo [$($sections)*]
         }
     };
     ($($input:tt)*) => {
@@ -230,51 +241,213 @@ macro_rules! world {
 }
 
 /// Sorts the sections that follow a `world!` struct line (`resources
-/// { … }`, `tracked (…);`, `group (…);` lines), written in any order, into
-/// the order the rest of the macro reads, then hands the world back to
-/// `world!`. A section given twice, or one it does not know, is an error
+/// { … }`, `tracked (…);`, `group (…);` and `plugins (…);` lines), written
+/// in any order, into the order the rest of the macro reads, then hands the
+/// world back to `world!` (through `__world_plugins!` when it lists
+/// plugins). A section given twice, or one it does not know, is an error
 /// that says which. Not public API.
 #[doc(hidden)] // Called by `world!` only.
 #[macro_export]
 macro_rules! __world_sections {
-    (@head [$($head:tt)*] @resources [$($res:tt)*] @tracked [$($tra:tt)*] @groups [$($grp:tt)*] @todo []) => {
+    (@head [$($head:tt)*] @resources [$($res:tt)*] @tracked [$($tra:tt)*] @groups [$($grp:tt)*]
+        @plugins [] @todo []) => {
         $crate::world! { @ordered $($head)* $($res)* $($tra)* $($grp)* }
     };
-    (@head $head:tt @resources [] @tracked $tra:tt @groups $grp:tt
-        @todo [resources { $($r:tt)* } $($rest:tt)*]) => {
-        $crate::__world_sections! {
-            @head $head @resources [resources { $($r)* }] @tracked $tra @groups $grp @todo [$($rest)*]
+    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt
+        @plugins [$($plugin:tt)+] @todo []) => {
+        $crate::__world_plugins! {
+            @head $head @resources $res @tracked $tra @groups $grp
+            @plugins [$($plugin)+] @impls []
         }
     };
-    (@head $head:tt @resources [$($seen:tt)+] @tracked $tra:tt @groups $grp:tt
+    (@head $head:tt @resources [] @tracked $tra:tt @groups $grp:tt @plugins $plg:tt
+        @todo [resources { $($r:tt)* } $($rest:tt)*]) => {
+        $crate::__world_sections! {
+            @head $head @resources [resources { $($r)* }] @tracked $tra @groups $grp @plugins $plg
+            @todo [$($rest)*]
+        }
+    };
+    (@head $head:tt @resources [$($seen:tt)+] @tracked $tra:tt @groups $grp:tt @plugins $plg:tt
         @todo [resources $($rest:tt)*]) => {
         $crate::__private::core::compile_error! {
             "`world!`: `resources { … }` is given twice; list every resource in one block"
         }
     };
-    (@head $head:tt @resources $res:tt @tracked [] @groups $grp:tt
+    (@head $head:tt @resources $res:tt @tracked [] @groups $grp:tt @plugins $plg:tt
         @todo [tracked ( $($t:tt)* ) ; $($rest:tt)*]) => {
         $crate::__world_sections! {
-            @head $head @resources $res @tracked [tracked ( $($t)* ) ;] @groups $grp @todo [$($rest)*]
+            @head $head @resources $res @tracked [tracked ( $($t)* ) ;] @groups $grp @plugins $plg
+            @todo [$($rest)*]
         }
     };
-    (@head $head:tt @resources $res:tt @tracked [$($seen:tt)+] @groups $grp:tt
+    (@head $head:tt @resources $res:tt @tracked [$($seen:tt)+] @groups $grp:tt @plugins $plg:tt
         @todo [tracked $($rest:tt)*]) => {
         $crate::__private::core::compile_error! {
             "`world!`: `tracked (…);` is given twice; list every tracked component in one line"
         }
     };
-    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups [$($grp:tt)*]
+    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups [$($grp:tt)*] @plugins $plg:tt
         @todo [group ( $($g:tt)* ) ; $($rest:tt)*]) => {
         $crate::__world_sections! {
-            @head $head @resources $res @tracked $tra @groups [$($grp)* group ( $($g)* ) ;] @todo [$($rest)*]
+            @head $head @resources $res @tracked $tra @groups [$($grp)* group ( $($g)* ) ;] @plugins $plg
+            @todo [$($rest)*]
         }
     };
-    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @todo [$($other:tt)+]) => {
+    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins []
+        @todo [plugins ( $( $($seg:ident)::+ ),+ $(,)? ) ; $($rest:tt)*]) => {
+        $crate::__world_sections! {
+            @head $head @resources $res @tracked $tra @groups $grp @plugins [$( [$($seg)+] )+]
+            @todo [$($rest)*]
+        }
+    };
+    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins [$($seen:tt)+]
+        @todo [plugins $($rest:tt)*]) => {
+        $crate::__private::core::compile_error! {
+            "`world!`: `plugins (…);` is given twice; list every plugin in one line"
+        }
+    };
+    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins $plg:tt
+        @todo [$($other:tt)+]) => {
         $crate::__private::core::compile_error! {
             "`world!`: after the struct line come, in any order, `resources { name: Type, … }`, \
-             `tracked (Component, …);` and `group (Component, Component, …);` lines; \
-             this is none of them (check the spelling, the brackets and the `;`)"
+             `tracked (Component, …);`, `group (Component, Component, …);` lines and \
+             `plugins (path::Plugin, …);`; this is none of them (check the spelling, the brackets and the `;`)"
+        }
+    };
+}
+
+/// Includes a world's plugins, one per step: asks the plugin's macro (the
+/// plugin's path, as the game wrote it) for its part, which comes back
+/// here (`@part`), adds its components, tracked components and resources
+/// (their paths prefixed with the plugin's), and the impl of the plugin's
+/// trait; then hands the world to `world!`. Not public API.
+#[doc(hidden)] // Called by `__world_sections!` and plugins' macros only.
+#[macro_export]
+macro_rules! __world_plugins {
+    // Every plugin included: the world, then the plugins' impls.
+    (@head [$($head:tt)*] @resources [$($res:tt)*] @tracked [$($tra:tt)*] @groups [$($grp:tt)*]
+        @plugins [] @impls [$($impls:tt)*]) => {
+        $crate::world! { @ordered $($head)* $($res)* $($tra)* $($grp)* }
+        $($impls)*
+    };
+    // The next plugin: split its path (prefix, name), then ask its macro.
+    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt
+        @plugins [[$($seg:ident)+] $($more:tt)*] @impls $impls:tt) => {
+        $crate::__world_plugins! {
+            @split [$($seg)+] @prefix []
+            @state { @head $head @resources $res @tracked $tra @groups $grp
+                @plugins [$($more)*] @impls $impls }
+            @path [$($seg)+]
+        }
+    };
+    (@split [$last:ident] @prefix [$($pre:ident)*] @state { $($state:tt)* } @path [$($seg:ident)+]) => {
+        $($seg)::+! { [$crate::__world_plugins] [$($pre)*] { @prefix [$($pre)*] $($state)* } }
+    };
+    (@split [$first:ident $($rest:ident)+] @prefix [$($pre:ident)*] @state $state:tt @path $path:tt) => {
+        $crate::__world_plugins! { @split [$($rest)+] @prefix [$($pre)* $first] @state $state @path $path }
+    };
+    // A plugin's part, into a world of the list form: the list becomes
+    // fields (named as the list form names them), and the plugin's join.
+    (@part $part:tt @prefix $pre:tt
+        @head [$(#[$($attr:tt)*])* $vis:vis struct $name:ident < $($component:ident),+ $(,)? > ;]
+        $($rest:tt)*) => {
+        $crate::__private::paste! {
+            $crate::__world_plugins! {
+                @part $part @prefix $pre
+                @head [$(#[$($attr)*])* $vis struct $name { $( [<$component:snake>] : $component ),+ }]
+                $($rest)*
+            }
+        }
+    };
+    (@part $part:tt @prefix $pre:tt
+        @head [$(#[$($attr:tt)*])* $vis:vis struct $name:ident < $( $($seg:ident)::+ ),+ $(,)? > ;]
+        $($rest:tt)*) => {
+        $crate::__private::core::compile_error! {
+            "`world!`: a world that lists plugins names its own components by type names \
+             (`struct Game<Health, Score>`) or by fields (`struct Game { health: ui::Health }`), \
+             not by paths"
+        }
+    };
+    (@part {
+            name [$plugin:ident]
+            components [$( ($field:ident $cname:ident $comp:ty) )*]
+            tracked [$($tra:ty ,)*]
+            resources [$( ($res:ident $res_ty:ty) )*]
+            requires [$($req:ty ,)*]
+            systems [$($($sys:ident)::+)?]
+        }
+        @prefix [$($pre:ident)*]
+        @head [$(#[$($attr:tt)*])* $vis:vis struct $name:ident { $($fields:tt)* }]
+        @resources [$(resources { $($r:tt)* })?]
+        @tracked [$(tracked ( $($t:tt)* ) ;)?]
+        @groups $grp:tt
+        @plugins $plg:tt
+        @impls [$($impls:tt)*]
+    ) => {
+        $crate::__world_plugins! {
+            @head [$(#[$($attr)*])* $vis struct $name {
+                $( $field : $comp , )* $($fields)*
+            }]
+            @resources [resources { $( $res : $res_ty , )* $($($r)*)? }]
+            @tracked [tracked ( $( $tra , )* $($($t)*)? ) ;]
+            @groups $grp
+            @plugins $plg
+            @impls [
+                $($impls)*
+                impl $($pre::)* $plugin for $name {
+                    $(
+                        #[inline]
+                        fn $res(&self) -> &$res_ty {
+                            &self.$res
+                        }
+                        $crate::__private::paste! {
+                            #[inline]
+                            fn [<$res _mut>](&mut self) -> &mut $res_ty {
+                                &mut self.$res
+                            }
+                        }
+                    )*
+                    fn add_systems(schedule: &mut $crate::Schedule<Self>) {
+                        let _ = &schedule;
+                        $( $($sys)::+ ::<Self>(schedule); )?
+                    }
+                }
+                // A requirement the world lacks fails here too, with a note
+                // that names the plugin ("required by a bound in
+                // `Physics_requires`").
+                $crate::__private::paste! {
+                    const _: () = {
+                        #[allow(non_snake_case)]
+                        fn [<$plugin _requires>]<W: $crate::World $(+ $crate::Contains<$req>)*>() {}
+                        let _ = [<$plugin _requires>]::<$name>;
+                    };
+                }
+                $(
+                    const _: () = $crate::__private::plugin_field_once(
+                        <$name as $crate::__private::Storages>::FIELDS,
+                        $crate::__private::core::stringify!($field),
+                        $crate::__private::core::concat!(
+                            "plugin `", $crate::__private::core::stringify!($plugin), "`: its component `",
+                            $crate::__private::core::stringify!($cname), "` (the field `",
+                            $crate::__private::core::stringify!($field), "`) is also declared by `",
+                            $crate::__private::core::stringify!($name),
+                            "` or by another of its plugins: declare each component once, in the world or in one plugin"
+                        ),
+                    );
+                )*
+                $(
+                    const _: () = $crate::__private::plugin_field_once(
+                        <$name as $crate::__private::Storages>::RESOURCE_FIELDS,
+                        $crate::__private::core::stringify!($res),
+                        $crate::__private::core::concat!(
+                            "plugin `", $crate::__private::core::stringify!($plugin), "`: its resource `",
+                            $crate::__private::core::stringify!($res), "` is also a resource of `",
+                            $crate::__private::core::stringify!($name),
+                            "` or of another of its plugins: give each resource one name, in the world or in one plugin"
+                        ),
+                    );
+                )*
+            ]
         }
     };
 }
