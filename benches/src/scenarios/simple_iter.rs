@@ -29,7 +29,10 @@ pub const SCENARIO: Scenario = Scenario {
     test_size: 100,
     fresh_state: false,
     impls: IMPLS,
-    notes: "sparsey and typed_ecs declare the group (Position, Velocity).",
+    notes: "sparsey and typed_ecs declare the group (Position, Velocity). `typed_ecs_generic` is \
+            the work in a function generic over the world, `typed_ecs_system` a concrete system \
+            in a `Schedule`, `typed_ecs_plugin` a plugin's generic system in a world that takes \
+            `Position` and `Velocity` from the plugin.",
 };
 
 /// `simple_iter` at 1k, 10k, 100k and 1M entities.
@@ -54,7 +57,18 @@ pub const SCENARIO_SCALING: Scenario = Scenario {
             the world of `simple_iter_plain`, with no group.",
 };
 
-const IMPLS: &[crate::Impl] = crate::impls![typed_ecs, hecs, bevy, shipyard, sparsey, specs, raw];
+const IMPLS: &[crate::Impl] = crate::impls![
+    typed_ecs,
+    typed_ecs_generic = generic,
+    typed_ecs_system = system,
+    typed_ecs_plugin = plugin,
+    hecs,
+    bevy,
+    shipyard,
+    sparsey,
+    specs,
+    raw
+];
 
 /// `simple_iter` over a world that declares no group: what a user who
 /// never declares one gets.
@@ -90,7 +104,7 @@ pub(crate) fn check<'a>(positions: impl IntoIterator<Item = &'a Position>) -> Ch
 /// world's `clear_changes`).
 macro_rules! typed_ecs_state {
     ($world:ident $(, then $after:ident)?) => {
-        pub struct State($world);
+        pub struct State(pub(crate) $world);
 
         pub fn setup(n: usize) -> State {
             let mut world = $world::new();
@@ -137,6 +151,119 @@ pub mod typed_ecs {
     }
 
     typed_ecs_state!(StdWorld);
+}
+
+/// typed_ecs's world and work, written in a function generic over the
+/// world (`W: World + Contains<Position> + Contains<Velocity>`): the same
+/// instructions as `typed_ecs` (issue 26's cost item; `counts.sh` shows
+/// both rows).
+pub mod generic {
+    use super::typed_ecs::StdWorld;
+    use super::*;
+    use ::typed_ecs::prelude::*;
+
+    /// The work, for any world with both components.
+    fn step<W: World + Contains<Position> + Contains<Velocity>>(world: &mut W) {
+        world
+            .query_mut::<(&mut Position, &Velocity)>()
+            .for_each(|_, (p, v)| integrate(p, v));
+    }
+
+    pub struct State(StdWorld);
+
+    pub fn setup(n: usize) -> State {
+        State(super::typed_ecs::setup(n).0)
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            step(&mut self.0);
+        }
+        fn check(&self) -> Check {
+            check(self.0.position.values())
+        }
+    }
+}
+
+/// The work as a concrete system in a `Schedule` (`typed_ecs_plugin`'s
+/// baseline).
+pub mod system {
+    use super::typed_ecs::StdWorld;
+    use super::*;
+    use ::typed_ecs::prelude::*;
+
+    fn step(pos: &mut SparseMap<Position>, vel: &SparseMap<Velocity>) {
+        join((pos, vel)).for_each(|_, (p, v)| integrate(p, v));
+    }
+
+    pub struct State(StdWorld, Schedule<StdWorld>);
+
+    pub fn setup(n: usize) -> State {
+        let mut schedule = Schedule::new();
+        schedule.add_system(step);
+        State(super::typed_ecs::setup(n).0, schedule)
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            self.1.run(&mut self.0);
+        }
+        fn check(&self) -> Check {
+            check(self.0.position.values())
+        }
+    }
+}
+
+/// The work as a plugin's system: a world that takes `Position` and
+/// `Velocity` from a plugin (declared here, in this crate), whose generic
+/// system the plugin adds to the schedule.
+pub mod plugin {
+    use super::*;
+    use ::typed_ecs::prelude::*;
+
+    ::typed_ecs::plugin! {
+        /// Moves every body by its velocity.
+        pub trait Integrator {
+            components (Position, Velocity);
+            systems add_integrator;
+        }
+    }
+
+    fn step<W: Integrator>(pos: &mut StorageOf<W, Position>, vel: &StorageOf<W, Velocity>) {
+        join((pos, vel)).for_each(|_, (p, v)| integrate(p, v));
+    }
+
+    /// The plugin's system.
+    pub fn add_integrator<W: Integrator>(schedule: &mut Schedule<W>) {
+        schedule.add_system(step::<W>);
+    }
+
+    world! {
+        pub struct PluginWorld<Transform, Rotation>;
+        plugins (Integrator);
+        group (Position, Velocity);
+    }
+
+    pub struct State(PluginWorld, Schedule<PluginWorld>);
+
+    pub fn setup(n: usize) -> State {
+        let mut world = PluginWorld::new();
+        for _ in 0..n {
+            world.spawn_with(std_entity());
+        }
+        let mut schedule = Schedule::new();
+        Integrator::add_systems(&mut schedule);
+        State(world, schedule)
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            self.1.run(&mut self.0);
+        }
+        fn check(&self) -> Check {
+            check(self.0.position.values())
+        }
+    }
 }
 
 /// typed_ecs without a group, as `typed_ecs` in `simple_iter_plain`.
