@@ -174,6 +174,7 @@ mod component;
 mod deferred;
 mod entity;
 mod error;
+mod event;
 #[cfg_attr(docsrs, doc(cfg(feature = "example_generated")))]
 #[cfg(feature = "example_generated")]
 pub mod example_generated;
@@ -207,6 +208,7 @@ pub use crate::commands::{ApplyReport, CommandKind, Commands, RejectReason, Reje
 pub use crate::component::{Bundle, Component, Contains, StorageOf};
 pub use crate::entity::{Entity, EntityAllocator, EntityIter};
 pub use crate::error::{AddError, AddErrorKind, SpawnError};
+pub use crate::event::{EventCursor, Events, EventsOf, Reader, Writer};
 pub use crate::group::Group;
 pub use crate::plumbing::BundleParts;
 pub use crate::query::{
@@ -239,8 +241,9 @@ pub use crate::world::World;
 pub mod prelude {
     pub use crate::{
         join, named, AddSystems, Added, Bundle, Changed, Commands, Component, Contains, Entity,
-        EntityAllocator, Has, Local, Maybe, Mut, Or, Query, QueryMut, ReadParam, Schedule, Seen,
-        SparseMap, StorageOf, Tracked, Untracked, With, Without, World, WriteParam,
+        EntityAllocator, Events, Has, Local, Maybe, Mut, Or, Query, QueryMut, ReadParam, Reader,
+        Schedule, Seen, SparseMap, StorageOf, Tracked, Untracked, With, Without, World, WriteParam,
+        Writer,
     };
     pub use crate::{plugin, world};
 }
@@ -254,6 +257,7 @@ pub mod __private {
     pub use alloc::string::String;
     pub use alloc::vec::Vec;
 
+    pub use crate::event::EventIn;
     pub use crate::group::upkeep::refresh_groups;
     pub use crate::in_step::{new_deferred, new_storage};
     pub use crate::indices::{

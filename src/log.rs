@@ -154,8 +154,7 @@ impl<T> Log<T> {
         }
     }
 
-    /// The keys of the entries, oldest first (for checks).
-    #[cfg(any(test, feature = "testing", feature = "serde"))]
+    /// The keys of the entries, oldest first.
     pub(crate) fn keys(&self) -> &[u64] {
         &self.keys
     }

@@ -84,6 +84,9 @@ pub struct Schedule<W> {
     reports: Vec<(usize, usize, ApplyReport)>,
     /// See [`set_parallel_work`](Schedule::set_parallel_work).
     parallel_work: Duration,
+    /// `true` if a member reads events: each run starts by registering
+    /// the readers (see `WriteParam::register`).
+    registers: bool,
 }
 
 /// The default of [`Schedule::set_parallel_work`].
@@ -111,6 +114,7 @@ impl<W> Schedule<W> {
             pending: VecDeque::new(),
             reports: Vec::new(),
             parallel_work: PARALLEL_WORK,
+            registers: false,
         }
     }
 
@@ -163,6 +167,7 @@ impl<W> Schedule<W> {
                 taken.push(name);
             }
         }
+        self.registers |= (0..step.len()).any(|member| step.member_ref(member).registers());
         self.entries.push(Entry::Systems(step, condition));
         self
     }
@@ -708,10 +713,31 @@ impl<W: World + 'static> Schedule<W> {
     pub fn run(&mut self, world: &mut W) {
         self.reports.clear();
         crate::change::world::run_started(world);
+        self.register(world);
         for index in 0..self.entries.len() {
             self.run_entry(index, world, false);
         }
         self.apply_pending(world);
+    }
+
+    /// Registers every reader of events the schedule holds with the world,
+    /// before any system runs: a reader keeps its messages from its first
+    /// run on, whether or not its turn has come (or its condition said
+    /// yes).
+    fn register(&mut self, world: &mut W) {
+        if !self.registers {
+            return;
+        }
+        for entry in &mut self.entries {
+            if let Entry::Systems(step, _) = entry {
+                for member in 0..step.len() {
+                    let member = step.member(member);
+                    if member.registers() {
+                        member.register(world);
+                    }
+                }
+            }
+        }
     }
 
     /// Runs the entry at `index`; with `timed`, its systems time themselves.
@@ -800,6 +826,7 @@ impl<W: World + 'static> Schedule<W> {
         stats.begin_frame(self.names());
         self.reports.clear();
         crate::change::world::run_started(world);
+        self.register(world);
         let frame = Instant::now();
         let mut position = 0;
         for index in 0..self.entries.len() {

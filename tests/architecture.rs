@@ -408,8 +408,8 @@ const LAYERS: &[&[&str]] = &[
     &["commands"],
     // Systems.
     &["system"],
-    // The `World` facade.
-    &["world"],
+    // The `World` facade; events (a system parameter each, over the log).
+    &["world", "event"],
     // What sits on the facade: the schedule, saving, the generated example.
     &["schedule", "serde_impls", "example_generated"],
 ];

@@ -454,6 +454,16 @@ macro_rules! __world_checked {
                 <Self as $crate::World>::query_mut::<__Q>(self)
             }
 
+            /// Sends `event` to the world's `Events` of its type (declared in
+            /// `events { … }`): every reader reads it once.
+            #[inline]
+            pub fn send<__E>(&mut self, event: __E)
+            where
+                __E: $crate::__private::EventIn<Self>,
+            {
+                event.send_to(self);
+            }
+
             #[inline]
             pub fn get_many<'w, __Q>(
                 &'w mut self,

@@ -95,7 +95,9 @@ mod serde;
 /// error (conflicting impls).
 ///
 /// After the struct line come, in any order: `resources { name: Type, … }`
-/// (at most once), `tracked (Component, …);` (at most once), any number
+/// (at most once), `events { name: Type, … }` (at most once: each a field
+/// [`Events<Type>`](crate::Events)), `tracked (Component, …);` (at most
+/// once), any number
 /// of `group (Component, Component, …);` lines, and `plugins (path::Plugin,
 /// …);` (at most once): the parts of other crates declared with
 /// [`plugin!`](crate::plugin), whose components and resources become the
@@ -203,7 +205,7 @@ macro_rules! world {
     ) => {
         $crate::__world_sections! {
             @head [$(#[$($attr)*])* $vis struct $name < $($component),+ > ;]
-            @resources [] @tracked [] @groups [] @plugins [] @todo [$($sections)*]
+            @resources [] @tracked [] @groups [] @plugins [] @events [] @todo [$($sections)*]
         }
     };
     (
@@ -213,7 +215,7 @@ macro_rules! world {
     ) => {
         $crate::__world_sections! {
             @head [$(#[$($attr)*])* $vis struct $name < $( $($seg)::+ ),+ > ;]
-            @resources [] @tracked [] @groups [] @plugins [] @todo [$($sections)*]
+            @resources [] @tracked [] @groups [] @plugins [] @events [] @todo [$($sections)*]
         }
     };
     (
@@ -223,7 +225,7 @@ macro_rules! world {
     ) => {
         $crate::__world_sections! {
             @head [$(#[$($attr)*])* $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }]
-            @resources [] @tracked [] @groups [] @plugins [] @todo [$($sections)*]
+            @resources [] @tracked [] @groups [] @plugins [] @events [] @todo [$($sections)*]
         }
     };
     ($($input:tt)*) => {
@@ -249,70 +251,130 @@ macro_rules! world {
 #[doc(hidden)] // Called by `world!` only.
 #[macro_export]
 macro_rules! __world_sections {
+    // Every section read: the events join the resources (each is a field
+    // `Events<E>`), and the world goes on, through its plugins if any.
+    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins $plg:tt
+        @events [$( ($(#[$eattr:meta])* $ev:ident $ety:ty) )+] @todo []) => {
+        $crate::__world_sections! {
+            @merge_events [$( ($(#[$eattr])* $ev $ety) )+]
+            @head $head @resources $res @tracked $tra @groups $grp @plugins $plg
+        }
+    };
+    (@merge_events [$( ($(#[$eattr:meta])* $ev:ident $ety:ty) )+]
+        @head [$($head:tt)*] @resources [$(resources { $($r:tt)* })?] @tracked $tra:tt @groups $grp:tt
+        @plugins $plg:tt) => {
+        $crate::__world_sections! {
+            @head [$($head)*]
+            @resources [resources { $( $(#[$eattr])* $ev : $crate::Events<$ety> , )+ $($($r)*)? }]
+            @tracked $tra @groups $grp @plugins $plg @events [] @todo []
+        }
+        $crate::__world_events! { @head [$($head)*] @events [$( ($ev $ety) )+] }
+    };
     (@head [$($head:tt)*] @resources [$($res:tt)*] @tracked [$($tra:tt)*] @groups [$($grp:tt)*]
-        @plugins [] @todo []) => {
+        @plugins [] @events [] @todo []) => {
         $crate::world! { @ordered $($head)* $($res)* $($tra)* $($grp)* }
     };
     (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt
-        @plugins [$($plugin:tt)+] @todo []) => {
+        @plugins [$($plugin:tt)+] @events [] @todo []) => {
         $crate::__world_plugins! {
             @head $head @resources $res @tracked $tra @groups $grp
             @plugins [$($plugin)+] @impls []
         }
     };
-    (@head $head:tt @resources [] @tracked $tra:tt @groups $grp:tt @plugins $plg:tt
+    (@head $head:tt @resources [] @tracked $tra:tt @groups $grp:tt @plugins $plg:tt @events $evt:tt
         @todo [resources { $($r:tt)* } $($rest:tt)*]) => {
         $crate::__world_sections! {
             @head $head @resources [resources { $($r)* }] @tracked $tra @groups $grp @plugins $plg
-            @todo [$($rest)*]
+            @events $evt @todo [$($rest)*]
         }
     };
     (@head $head:tt @resources [$($seen:tt)+] @tracked $tra:tt @groups $grp:tt @plugins $plg:tt
-        @todo [resources $($rest:tt)*]) => {
+        @events $evt:tt @todo [resources $($rest:tt)*]) => {
         $crate::__private::core::compile_error! {
             "`world!`: `resources { … }` is given twice; list every resource in one block"
         }
     };
-    (@head $head:tt @resources $res:tt @tracked [] @groups $grp:tt @plugins $plg:tt
+    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins $plg:tt @events []
+        @todo [events { $( $(#[$eattr:meta])* $ev:ident : $ety:ty ),* $(,)? } $($rest:tt)*]) => {
+        $crate::__world_sections! {
+            @head $head @resources $res @tracked $tra @groups $grp @plugins $plg
+            @events [$( ($(#[$eattr])* $ev $ety) )*] @todo [$($rest)*]
+        }
+    };
+    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins $plg:tt
+        @events [$($seen:tt)+] @todo [events $($rest:tt)*]) => {
+        $crate::__private::core::compile_error! {
+            "`world!`: `events { … }` is given twice; list every event in one block"
+        }
+    };
+    (@head $head:tt @resources $res:tt @tracked [] @groups $grp:tt @plugins $plg:tt @events $evt:tt
         @todo [tracked ( $($t:tt)* ) ; $($rest:tt)*]) => {
         $crate::__world_sections! {
             @head $head @resources $res @tracked [tracked ( $($t)* ) ;] @groups $grp @plugins $plg
-            @todo [$($rest)*]
+            @events $evt @todo [$($rest)*]
         }
     };
     (@head $head:tt @resources $res:tt @tracked [$($seen:tt)+] @groups $grp:tt @plugins $plg:tt
-        @todo [tracked $($rest:tt)*]) => {
+        @events $evt:tt @todo [tracked $($rest:tt)*]) => {
         $crate::__private::core::compile_error! {
             "`world!`: `tracked (…);` is given twice; list every tracked component in one line"
         }
     };
     (@head $head:tt @resources $res:tt @tracked $tra:tt @groups [$($grp:tt)*] @plugins $plg:tt
-        @todo [group ( $($g:tt)* ) ; $($rest:tt)*]) => {
+        @events $evt:tt @todo [group ( $($g:tt)* ) ; $($rest:tt)*]) => {
         $crate::__world_sections! {
             @head $head @resources $res @tracked $tra @groups [$($grp)* group ( $($g)* ) ;] @plugins $plg
-            @todo [$($rest)*]
+            @events $evt @todo [$($rest)*]
         }
     };
-    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins []
+    (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins [] @events $evt:tt
         @todo [plugins ( $( $($seg:ident)::+ ),+ $(,)? ) ; $($rest:tt)*]) => {
         $crate::__world_sections! {
             @head $head @resources $res @tracked $tra @groups $grp @plugins [$( [$($seg)+] )+]
-            @todo [$($rest)*]
+            @events $evt @todo [$($rest)*]
         }
     };
     (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins [$($seen:tt)+]
-        @todo [plugins $($rest:tt)*]) => {
+        @events $evt:tt @todo [plugins $($rest:tt)*]) => {
         $crate::__private::core::compile_error! {
             "`world!`: `plugins (…);` is given twice; list every plugin in one line"
         }
     };
     (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins $plg:tt
-        @todo [$($other:tt)+]) => {
+        @events $evt:tt @todo [$($other:tt)+]) => {
         $crate::__private::core::compile_error! {
             "`world!`: after the struct line come, in any order, `resources { name: Type, … }`, \
-             `tracked (Component, …);`, `group (Component, Component, …);` lines and \
-             `plugins (path::Plugin, …);`; this is none of them (check the spelling, the brackets and the `;`)"
+             `events { name: Type, … }`, `tracked (Component, …);`, `group (Component, Component, …);` \
+             lines and `plugins (path::Plugin, …);`; this is none of them (check the spelling, the \
+             brackets and the `;`)"
         }
+    };
+}
+
+/// The world's [`EventsOf`](crate::EventsOf) impls, one per event declared
+/// in `events { … }`: its field of that type. Not public API.
+#[doc(hidden)] // Called by `__world_sections!` only.
+#[macro_export]
+macro_rules! __world_events {
+    (@head [$(#[$($attr:tt)*])* $vis:vis struct $name:ident $($rest:tt)*] @events [$( ($ev:ident $ety:ty) )+]) => {
+        $(
+            impl $crate::EventsOf<$ety> for $name {
+                #[inline]
+                fn events(&self) -> &$crate::Events<$ety> {
+                    &self.$ev
+                }
+                #[inline]
+                fn events_mut(&mut self) -> &mut $crate::Events<$ety> {
+                    &mut self.$ev
+                }
+            }
+            impl $crate::__private::EventIn<$name> for $ety {
+                #[inline]
+                fn send_to(self, world: &mut $name) {
+                    world.$ev.send(self);
+                }
+            }
+        )+
     };
 }
 

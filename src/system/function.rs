@@ -100,7 +100,7 @@ pub trait SystemShape<M> {}
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not the parameter list of a system of `{W}`",
-    note = "a system takes up to 12 parameters, each `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator`, `&mut Commands<{W}>` or `&mut Local<T>`, or a single `&mut {W}`"
+    note = "a system takes up to 12 parameters, each `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator`, `&mut Commands<{W}>`, `&mut Local<T>`, `&Events<E>`, `&mut Writer<E>` or `&mut Reader<E>`, or a single `&mut {W}`"
 )]
 pub trait SystemParams<W: Storages + 'static>: Sealed + 'static {
     /// The parameters as the function receives them.
@@ -121,6 +121,13 @@ pub trait SystemParams<W: Storages + 'static>: Sealed + 'static {
 
     /// `true` if [`apply`](SystemParams::apply) does anything.
     const APPLIES: bool;
+
+    /// `true` if [`register`](SystemParams::register) does anything.
+    const REGISTERS: bool;
+
+    /// At the start of each run of the schedule: every parameter that
+    /// reads events registers (see [`WriteParam::register`](super::WriteParam::register)).
+    fn register(state: &mut Self::State, world: &mut W);
 
     /// The compile-time check of [`ACCESS`](SystemParams::ACCESS): a
     /// `&mut` borrow is the only borrow of its target, and `&mut W` comes
@@ -188,7 +195,7 @@ pub(crate) const fn names<W: Storages>() -> Names {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system of `{W}`",
-    note = "a system is a function or closure (`'static`) of at most 12 parameters, which are `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator`, `&mut Commands<{W}>` or `&mut Local<T>`, or a single `&mut {W}`; closures name their parameters' types"
+    note = "a system is a function or closure (`'static`) of at most 12 parameters, which are `&SparseMap<C>`, `&mut SparseMap<C>`, `&R`, `&mut R`, `&EntityAllocator`, `&mut Commands<{W}>`, `&mut Local<T>`, `&Events<E>`, `&mut Writer<E>` or `&mut Reader<E>`, or a single `&mut {W}`; closures name their parameters' types"
 )]
 pub trait SystemFn<W: Storages + 'static, M: SystemParams<W>>: 'static {
     /// Calls the system.
@@ -250,6 +257,15 @@ macro_rules! impl_system_fn {
             type Claims = ($($p::Claim,)*);
             const EXCLUSIVE: bool = is_exclusive(<Self as SystemParams<W>>::ACCESS);
             const APPLIES: bool = false $(|| $p::APPLIES)*;
+            const REGISTERS: bool = false $(|| $p::REGISTERS)*;
+
+            #[allow(unused_variables)]
+            fn register(state: &mut Self::State, world: &mut W) {
+                let ($($item,)*) = state;
+                $(if $p::REGISTERS {
+                    $p::register($item, world);
+                })*
+            }
 
             #[inline(always)]
             #[allow(unused_variables)]
@@ -407,6 +423,12 @@ pub trait Member<W> {
 
     /// Applies the system's command buffers, pushing their reports.
     fn apply(&mut self, world: &mut W, reports: &mut Vec<ApplyReport>);
+
+    /// `true` if the system reads events (see [`register`](Member::register)).
+    fn registers(&self) -> bool;
+
+    /// Registers the system's readers of events with the world.
+    fn register(&mut self, world: &mut W);
 }
 
 impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Member<W>
@@ -426,6 +448,14 @@ impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Member<W>
 
     fn apply(&mut self, world: &mut W, reports: &mut Vec<ApplyReport>) {
         M::apply(&mut self.state, world, reports);
+    }
+
+    fn registers(&self) -> bool {
+        M::REGISTERS
+    }
+
+    fn register(&mut self, world: &mut W) {
+        M::register(&mut self.state, world);
     }
 }
 

@@ -98,7 +98,7 @@ impl<'a, W: Storages> Source<'a, W> {
 #[diagnostic::on_unimplemented(
     message = "`&{Self}` cannot be a parameter of a system of `{W}`",
     label = "not a storage, resource or allocator of `{W}`",
-    note = "a system reads `&SparseMap<C>` for a component `C` of `{W}`, `&R` for a resource `R` declared in its `resources {{ … }}`, or `&EntityAllocator`"
+    note = "a system reads `&SparseMap<C>` for a component `C` of `{W}`, `&R` for a resource `R` declared in its `resources {{ … }}`, `&Events<E>` for an event `E` declared in its `events {{ … }}`, or `&EntityAllocator`"
 )]
 pub trait ReadParam<W: Storages> {
     /// What the parameter reads.
@@ -148,7 +148,7 @@ pub trait ReadParam<W: Storages> {
 #[diagnostic::on_unimplemented(
     message = "`&mut {Self}` cannot be a parameter of a system of `{W}`",
     label = "not a storage, resource or command buffer of `{W}`",
-    note = "a system writes `&mut SparseMap<C>` for a component `C` of `{W}`, `&mut R` for a resource `R` declared in its `resources {{ … }}`, queues changes in `&mut Commands<{W}>`, keeps its own state in `&mut Local<T>`, or takes `&mut {W}` alone; it reads the allocator (`&EntityAllocator`) and spawns through `Commands`"
+    note = "a system writes `&mut SparseMap<C>` for a component `C` of `{W}`, `&mut R` for a resource `R` declared in its `resources {{ … }}`, queues changes in `&mut Commands<{W}>`, sends and reads events with `&mut Writer<E>` and `&mut Reader<E>`, keeps its own state in `&mut Local<T>`, or takes `&mut {W}` alone; it reads the allocator (`&EntityAllocator`) and spawns through `Commands`"
 )]
 pub trait WriteParam<W: Storages> {
     /// What the parameter writes; `None` for a command buffer, which is the
@@ -178,6 +178,17 @@ pub trait WriteParam<W: Storages> {
 
     /// `true` if [`apply`](WriteParam::apply) does anything.
     const APPLIES: bool = false;
+
+    /// `true` if [`register`](WriteParam::register) does anything.
+    const REGISTERS: bool = false;
+
+    /// At the start of each run of the schedule that holds the system,
+    /// before any system runs: a reader of events tells the log it exists
+    /// (a [`Reader`](crate::Reader) that has not run yet, or whose
+    /// run condition said no, is kept for all the same).
+    fn register(state: &mut Self::State, world: &mut W) {
+        let _ = (state, world);
+    }
 
     /// At a sync point: applies what the state queued, if anything, and
     /// pushes the report.
@@ -407,7 +418,7 @@ impl<W: Storages + 'static> WriteParam<W> for Commands<W> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of a system of `{W}`",
     label = "not a system parameter",
-    note = "a system's parameters are `&SparseMap<C>` / `&mut SparseMap<C>` (C a component of `{W}`), `&R` / `&mut R` (R a resource of `{W}`), `&EntityAllocator`, `&mut Commands<{W}>`, `&mut Local<T>`, or a single `&mut {W}`"
+    note = "a system's parameters are `&SparseMap<C>` / `&mut SparseMap<C>` (C a component of `{W}`), `&R` / `&mut R` (R a resource of `{W}`), `&EntityAllocator`, `&mut Commands<{W}>`, `&mut Local<T>`, `&Events<E>`, `&mut Writer<E>`, `&mut Reader<E>`, or a single `&mut {W}`"
 )]
 pub trait SystemParam<W: Storages + 'static>: crate::seal::Sealed {
     /// The parameter as the system receives it, borrowed for `'a`.
@@ -425,6 +436,13 @@ pub trait SystemParam<W: Storages + 'static>: crate::seal::Sealed {
 
     /// `true` if [`apply`](SystemParam::apply) does anything.
     const APPLIES: bool;
+
+    /// `true` if [`register`](SystemParam::register) does anything.
+    const REGISTERS: bool;
+
+    /// At the start of each run of the schedule (see
+    /// [`WriteParam::register`]).
+    fn register(state: &mut Self::State, world: &mut W);
 
     /// Readies the parameter with the whole world before the system runs
     /// (see [`WriteParam::prepare`]).
@@ -446,6 +464,9 @@ impl<W: Storages + 'static, T: ReadParam<W> + 'static> SystemParam<W> for &T {
     const ACCESS: Option<Access> = Some(Access::read(T::TARGET));
     type Claim = T::Claim;
     const APPLIES: bool = false;
+    const REGISTERS: bool = false;
+
+    fn register(_: &mut (), _: &mut W) {}
 
     #[inline(always)]
     fn prepare(_: &mut (), world: &mut W) {
@@ -469,6 +490,11 @@ impl<W: Storages + 'static, T: WriteParam<W> + 'static> SystemParam<W> for &mut 
     };
     type Claim = T::Claim;
     const APPLIES: bool = T::APPLIES;
+    const REGISTERS: bool = T::REGISTERS;
+
+    fn register(state: &mut T::State, world: &mut W) {
+        T::register(state, world);
+    }
 
     #[inline(always)]
     fn prepare(state: &mut T::State, world: &mut W) {

@@ -1,0 +1,683 @@
+//! Events: typed messages between systems, declared in `world!`
+//! (`events { damage: Damage }`), kept in the world's field
+//! `damage: Events<Damage>` until every reader has passed them.
+//!
+//! An [`Events`] is a [`Log`] of messages under sequence numbers (the
+//! key), with its next number. Readers are cursors of that log: a system's
+//! [`Reader`] (its own, like its `Seen`), or one taken by hand with
+//! [`Events::cursor`]. A reader registers its position with the log (in
+//! its system's `prepare`, which has the world mutably, or when taken by
+//! hand), and the log keeps every message from the smallest registered
+//! position on: nothing a registered reader has not passed is dropped,
+//! whatever the other readers did. A log with no reader keeps everything.
+//!
+//! A system's [`Writer`] is its own buffer, appended to the world's events
+//! at the next sync point in system order, so writers of one event never
+//! conflict and the merged order is the same whatever the threads did.
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::log::{Cursor, Log};
+use crate::plumbing::Storages;
+use crate::system::claims::Free;
+use crate::system::param::{Source, WriteParam};
+use crate::ApplyReport;
+
+/// The messages of one event type `E` that some reader has not passed yet:
+/// the world's field for an event declared in `world!`'s `events { … }`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Pos(f32);
+/// #[derive(Debug, PartialEq)]
+/// struct Damage(u32);
+/// world! {
+///     struct Game<Pos>;
+///     events { damage: Damage }
+/// }
+///
+/// let mut world = Game::new();
+/// let mut inbox = world.damage.cursor(); // a reader taken by hand
+/// world.send(Damage(3));
+/// world.damage.send(Damage(4));
+/// let read: Vec<&Damage> = inbox.read(&world.damage).collect();
+/// assert_eq!(read, [&Damage(3), &Damage(4)]);
+/// assert_eq!(inbox.read(&world.damage).count(), 0, "each message once");
+/// ```
+pub struct Events<E> {
+    log: Log<E>,
+    /// The sequence number of the next message.
+    next: u64,
+}
+
+impl<E> Events<E> {
+    /// No message.
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let events: Events<u32> = Events::new();
+    /// assert!(events.is_empty());
+    /// ```
+    pub const fn new() -> Self {
+        Events {
+            log: Log::NEW,
+            next: 0,
+        }
+    }
+
+    /// Sends `event`: every reader will read it once, after the messages
+    /// sent before it.
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// let mut reader = events.cursor();
+    /// events.send("hello");
+    /// assert_eq!(reader.read(&events).collect::<Vec<_>>(), [&"hello"]);
+    /// ```
+    #[inline]
+    pub fn send(&mut self, event: E) {
+        self.log.push(self.next, event);
+        self.next += 1;
+    }
+
+    /// Sends every event of `events`, in order.
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// events.send_batch([1, 2, 3]);
+    /// assert_eq!(events.len(), 3);
+    /// ```
+    pub fn send_batch(&mut self, events: impl IntoIterator<Item = E>) {
+        for event in events {
+            self.send(event);
+        }
+    }
+
+    /// The number of messages kept (some reader has not passed them, or
+    /// no reader is registered yet).
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// events.send(1);
+    /// assert_eq!(events.len(), 1);
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.log.between(0, u64::MAX).len()
+    }
+
+    /// `true` if no message is kept.
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// assert!(Events::<u8>::new().is_empty());
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every message kept, oldest first.
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// events.send_batch(["a", "b"]);
+    /// assert_eq!(events.iter().collect::<Vec<_>>(), [&"a", &"b"]);
+    /// ```
+    pub fn iter(&self) -> core::slice::Iter<'_, E> {
+        self.log.between(0, u64::MAX).iter()
+    }
+
+    /// The number the next message will be sent under: how many were
+    /// ever sent here.
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// events.send_batch([1, 2]);
+    /// assert_eq!(events.sent(), 2);
+    /// ```
+    #[inline]
+    pub fn sent(&self) -> u64 {
+        self.next
+    }
+
+    /// A reader taken by hand, for code outside a schedule: it reads every
+    /// message kept now and every one sent later, each once, in order.
+    /// While it is alive, the messages it has not passed are kept (it
+    /// tells the log where it stands each time it reads through
+    /// [`read_mut`](EventCursor::read_mut), or when
+    /// [`update`](EventCursor::update)d); dropping it lets them go.
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// events.send(1);
+    /// let mut cursor = events.cursor();
+    /// events.send(2);
+    /// assert_eq!(cursor.read(&events).copied().collect::<Vec<_>>(), [1, 2]);
+    /// ```
+    pub fn cursor(&mut self) -> EventCursor<E> {
+        let mut cursor = EventCursor::new();
+        cursor.update(self);
+        cursor
+    }
+
+    /// The oldest sequence number kept.
+    fn oldest(&self) -> u64 {
+        self.log.keys().first().copied().unwrap_or(self.next)
+    }
+
+    /// The messages from sequence number `from` on, and the number after
+    /// the last.
+    #[inline]
+    fn from(&self, from: u64) -> &[E] {
+        self.log.between(from, u64::MAX)
+    }
+
+    /// Registers a reader's position and drops what every registered
+    /// reader has passed.
+    fn register(&mut self, cursor: &mut Option<Cursor>, position: u64) {
+        self.log.register(cursor, position);
+        self.log.trim(u64::MAX);
+    }
+}
+
+impl<E> Default for Events<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E: Clone> Clone for Events<E> {
+    /// The same messages, under a new identity: no reader of the original
+    /// has read the copy.
+    fn clone(&self) -> Self {
+        Events {
+            log: self.log.clone(),
+            next: self.next,
+        }
+    }
+}
+
+impl<E: fmt::Debug> fmt::Debug for Events<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Events")
+            .field("pending", &self.from(0))
+            .field("sent", &self.next)
+            .finish()
+    }
+}
+
+/// Where one reader of an [`Events`] stands: the messages it has not read
+/// yet are kept while it lives. Taken by hand with [`Events::cursor`]; a
+/// system's [`Reader`] holds one.
+pub struct EventCursor<E> {
+    /// The first sequence number not read yet.
+    position: u64,
+    /// The identity of the log `position` counts in (0: none yet).
+    log: u64,
+    registration: Option<Cursor>,
+    marker: PhantomData<fn() -> E>,
+}
+
+impl<E> EventCursor<E> {
+    const fn new() -> Self {
+        EventCursor {
+            position: 0,
+            log: 0,
+            registration: None,
+            marker: PhantomData,
+        }
+    }
+
+    /// The messages of `events` this cursor has not read, oldest first;
+    /// reading them moves the cursor past them. Each message is read once.
+    /// A cursor of another `Events` (or of a clone, or a loaded world's)
+    /// starts over: it reads every message kept.
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// let mut cursor = events.cursor();
+    /// events.send_batch([1, 2]);
+    /// assert_eq!(cursor.read(&events).sum::<i32>(), 3);
+    /// events.send(3);
+    /// assert_eq!(cursor.read(&events).sum::<i32>(), 3);
+    /// ```
+    pub fn read<'a>(&mut self, events: &'a Events<E>) -> core::slice::Iter<'a, E> {
+        let from = if self.log == events.log.id() && self.log != 0 {
+            self.position
+        } else {
+            self.log = events.log.id();
+            0
+        };
+        self.position = events.next;
+        events.from(from).iter()
+    }
+
+    /// [`read`](EventCursor::read), telling the log where the cursor
+    /// stands first, so that messages it has passed can go.
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// let mut cursor = events.cursor();
+    /// events.send(1);
+    /// assert_eq!(cursor.read_mut(&mut events).count(), 1);
+    /// cursor.update(&mut events);
+    /// assert!(events.is_empty(), "its only reader passed it");
+    /// ```
+    pub fn read_mut<'a>(&mut self, events: &'a mut Events<E>) -> core::slice::Iter<'a, E> {
+        self.update(events);
+        self.read(events)
+    }
+
+    /// Tells `events` where this cursor stands: the messages it has passed
+    /// may go (once every other reader has passed them too).
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// let mut cursor = events.cursor();
+    /// events.send(1);
+    /// cursor.update(&mut events);
+    /// assert_eq!(events.len(), 1, "not read yet: kept");
+    /// ```
+    pub fn update(&mut self, events: &mut Events<E>) {
+        let id = events.log.identify();
+        if self.log != id {
+            // A new log to this cursor: it will read every message kept.
+            self.log = id;
+            self.position = events.oldest();
+        }
+        events.register(&mut self.registration, self.position);
+    }
+
+    /// The number of messages of `events` this cursor has not read.
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// let cursor = events.cursor();
+    /// events.send_batch([1, 2]);
+    /// assert_eq!(cursor.unread(&events), 2);
+    /// ```
+    pub fn unread(&self, events: &Events<E>) -> usize {
+        if self.log == events.log.id() && self.log != 0 {
+            events.from(self.position).len()
+        } else {
+            events.len()
+        }
+    }
+}
+
+impl<E> Default for EventCursor<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E> fmt::Debug for EventCursor<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventCursor")
+            .field("position", &self.position)
+            .finish()
+    }
+}
+
+/// A world that declares the event `E` in `world!`'s `events { … }`: its
+/// field of that type. Implemented by `world!` only.
+#[diagnostic::on_unimplemented(
+    message = "`{E}` is not an event of `{Self}`",
+    label = "`{Self}` declares no `Events<{E}>`",
+    note = "add it to the `world!` declaration of `{Self}`: `events {{ name: {E} }}` after the struct line"
+)]
+pub trait EventsOf<E>: Storages {
+    /// The world's events of type `E`.
+    fn events(&self) -> &Events<E>;
+
+    /// The world's events of type `E`, mutably.
+    fn events_mut(&mut self) -> &mut Events<E>;
+}
+
+/// `Self` is an event `W` declares: what `world.send(event)` asks of the
+/// event's type (a bound on the event rather than on the world, so that a
+/// failure names it). Implemented by `world!` only. Not public API.
+#[doc(hidden)] // Reached through the world's `send` only.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an event of `{W}`",
+    label = "`{W}` declares no `Events<{Self}>`",
+    note = "add it to the `world!` declaration of `{W}`: `events {{ name: {Self} }}` after the struct line"
+)]
+pub trait EventIn<W>: Sized {
+    /// Sends `self` to `world`'s events of its type.
+    fn send_to(self, world: &mut W);
+}
+
+/// A system's own reader of the event `E`: a `&mut Reader<E>` parameter,
+/// read with the world's `&Events<E>`. It borrows nothing of the world, so
+/// readers share stages with each other and with writers. Each message is
+/// read once per reader, in the order sent; the messages a reader has not
+/// passed are kept for it (see [`Events`]).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Hp(i32);
+/// struct Damage(i32);
+/// world! {
+///     struct Game<Hp>;
+///     events { damage: Damage }
+/// }
+///
+/// fn apply(hp: &mut SparseMap<Hp>, damage: &Events<Damage>, inbox: &mut Reader<Damage>) {
+///     for d in inbox.read(damage) {
+///         hp.values_mut().iter_mut().for_each(|h| h.0 -= d.0);
+///     }
+/// }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Hp(10),));
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(apply);
+/// world.send(Damage(3));
+/// schedule.run(&mut world);
+/// schedule.run(&mut world); // nothing new: nothing read twice
+/// assert_eq!(world.hp.values()[0].0, 7);
+/// ```
+pub struct Reader<E> {
+    cursor: EventCursor<E>,
+}
+
+impl<E> Reader<E> {
+    /// The messages of `events` this reader has not read, oldest first,
+    /// each once.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Damage(i32);
+    /// fn total(damage: &Events<Damage>, inbox: &mut Reader<Damage>) -> i32 {
+    ///     inbox.read(damage).map(|d| d.0).sum()
+    /// }
+    /// ```
+    #[inline]
+    pub fn read<'a>(&mut self, events: &'a Events<E>) -> core::slice::Iter<'a, E> {
+        self.cursor.read(events)
+    }
+
+    /// The number of messages of `events` this reader has not read.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Damage(i32);
+    /// fn pending(damage: &Events<Damage>, inbox: &mut Reader<Damage>) -> usize {
+    ///     inbox.unread(damage)
+    /// }
+    /// ```
+    pub fn unread(&self, events: &Events<E>) -> usize {
+        self.cursor.unread(events)
+    }
+}
+
+impl<E> Default for Reader<E> {
+    fn default() -> Self {
+        Reader {
+            cursor: EventCursor::new(),
+        }
+    }
+}
+
+impl<E> fmt::Debug for Reader<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Reader")
+            .field("cursor", &self.cursor)
+            .finish()
+    }
+}
+
+/// The system's own cursor: nothing shared, so no conflict. Before each
+/// run it tells the log where it stands (so that what it passed may go,
+/// and what it has not is kept).
+impl<W: EventsOf<E>, E: 'static> WriteParam<W> for Reader<E> {
+    const TARGET: Option<crate::system::access::Target> = None;
+    type Claim = Free;
+    type State = Reader<E>;
+
+    #[inline]
+    fn write<'a>(state: &'a mut Reader<E>, _: &mut Source<'a, W>) -> &'a mut Reader<E> {
+        state
+    }
+
+    fn prepare(state: &mut Reader<E>, world: &mut W) {
+        state.cursor.update(world.events_mut());
+    }
+
+    const REGISTERS: bool = true;
+
+    /// Tells the log where the reader stands at the start of every run,
+    /// whether or not it runs: a new reader (or one on a new world) keeps
+    /// every message from the oldest kept, and what it passed may go.
+    fn register(state: &mut Reader<E>, world: &mut W) {
+        state.cursor.update(world.events_mut());
+    }
+}
+
+/// A system's own buffer of the event `E`: a `&mut Writer<E>` parameter.
+/// What it sends is appended to the world's `Events<E>` at the next sync
+/// point (or the end of the schedule's run), system after system in the
+/// order they ran: writers of one event never conflict, and the merged
+/// order is the same whatever the threads did.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Hp(i32);
+/// #[derive(Debug, PartialEq)]
+/// struct Died(u32);
+/// world! {
+///     struct Game<Hp>;
+///     events { died: Died }
+/// }
+///
+/// fn reaper(hp: &SparseMap<Hp>, out: &mut Writer<Died>) {
+///     for (e, h) in hp.iter() {
+///         if h.0 <= 0 {
+///             out.send(Died(e.index()));
+///         }
+///     }
+/// }
+///
+/// let mut world = Game::new();
+/// world.spawn_with((Hp(0),));
+/// let mut schedule = Schedule::new();
+/// schedule.add_system(reaper).add_sync_point();
+/// schedule.run(&mut world);
+/// assert_eq!(world.died.iter().collect::<Vec<_>>(), [&Died(0)]);
+/// ```
+pub struct Writer<E> {
+    buffer: Vec<E>,
+}
+
+impl<E> Writer<E> {
+    /// Sends `event` (applied at the next sync point).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Ping;
+    /// fn ping(out: &mut Writer<Ping>) {
+    ///     out.send(Ping);
+    /// }
+    /// ```
+    #[inline]
+    pub fn send(&mut self, event: E) {
+        self.buffer.push(event);
+    }
+
+    /// The number of messages waiting for the next sync point.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Ping;
+    /// fn ping_twice(out: &mut Writer<Ping>) {
+    ///     out.send(Ping);
+    ///     out.send(Ping);
+    ///     assert_eq!(out.len(), 2);
+    /// }
+    /// ```
+    pub fn len(&self) -> usize {
+        self.buffer.len()
+    }
+
+    /// `true` if nothing waits for the next sync point.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Ping;
+    /// fn quiet(out: &mut Writer<Ping>) {
+    ///     assert!(out.is_empty());
+    /// }
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.buffer.is_empty()
+    }
+}
+
+impl<E> Default for Writer<E> {
+    fn default() -> Self {
+        Writer { buffer: Vec::new() }
+    }
+}
+
+impl<E> fmt::Debug for Writer<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Writer")
+            .field("waiting", &self.buffer.len())
+            .finish()
+    }
+}
+
+/// The system's own buffer: nothing shared, so no conflict; applied at
+/// sync points.
+impl<W: EventsOf<E>, E: Send + 'static> WriteParam<W> for Writer<E> {
+    const TARGET: Option<crate::system::access::Target> = None;
+    type Claim = Free;
+    type State = Writer<E>;
+
+    #[inline]
+    fn write<'a>(state: &'a mut Writer<E>, _: &mut Source<'a, W>) -> &'a mut Writer<E> {
+        state
+    }
+
+    const APPLIES: bool = true;
+
+    fn apply(state: &mut Writer<E>, world: &mut W, _: &mut Vec<ApplyReport>) {
+        if !state.buffer.is_empty() {
+            world.events_mut().send_batch(state.buffer.drain(..));
+        }
+    }
+}
+
+// Saved as the first pending message's sequence number and the pending
+// messages, oldest first: the numbers of a log's messages follow on from
+// each other (every send takes the next, and only the oldest are dropped),
+// so these two say everything. A loaded `Events` has a new identity: the
+// readers of a schedule start over on it (they read every pending message).
+#[cfg(feature = "serde")]
+impl<E: serde::Serialize> serde::Serialize for Events<E> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&(self.oldest(), self.from(0)), serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de, E: serde::Deserialize<'de>> serde::Deserialize<'de> for Events<E> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (first, pending): (u64, Vec<E>) = serde::Deserialize::deserialize(deserializer)?;
+        let next = first.checked_add(pending.len() as u64).ok_or_else(|| {
+            serde::de::Error::custom("the saved events' sequence numbers overflow a u64")
+        })?;
+        let mut events = Events::new();
+        for (offset, event) in (0..).zip(pending) {
+            events.log.push(first + offset, event);
+        }
+        events.next = next;
+        Ok(events)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn read_all(cursor: &mut EventCursor<u32>, events: &Events<u32>) -> Vec<u32> {
+        cursor.read(events).copied().collect()
+    }
+
+    #[test]
+    fn each_cursor_reads_each_message_once_in_order() {
+        let mut events = Events::new();
+        let mut a = events.cursor();
+        events.send_batch([1, 2]);
+        let mut b = events.cursor();
+        events.send(3);
+        assert_eq!(read_all(&mut a, &events), [1, 2, 3]);
+        assert_eq!(
+            read_all(&mut b, &events),
+            [1, 2, 3],
+            "b was taken with 1, 2 kept"
+        );
+        events.send(4);
+        assert_eq!(read_all(&mut a, &events), [4]);
+        assert_eq!(read_all(&mut a, &events), [] as [u32; 0]);
+        assert_eq!(read_all(&mut b, &events), [4]);
+    }
+
+    #[test]
+    fn messages_are_kept_until_every_registered_reader_passed_them() {
+        let mut events = Events::new();
+        let mut fast = events.cursor();
+        let mut slow = events.cursor();
+        events.send_batch([1, 2, 3]);
+        assert_eq!(fast.read_mut(&mut events).count(), 3);
+        fast.update(&mut events);
+        assert_eq!(events.len(), 3, "slow has read none");
+        assert_eq!(slow.read_mut(&mut events).count(), 3);
+        slow.update(&mut events);
+        assert!(events.is_empty());
+        events.send(4);
+        drop(slow);
+        fast.update(&mut events);
+        assert_eq!(events.len(), 1, "fast has not read 4");
+        assert_eq!(read_all(&mut fast, &events), [4]);
+    }
+
+    #[test]
+    fn no_reader_keeps_everything() {
+        let mut events = Events::new();
+        events.send_batch([1, 2, 3]);
+        let cursor = events.cursor();
+        drop(cursor);
+        let mut late = events.cursor();
+        assert_eq!(read_all(&mut late, &events), [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_cursor_of_a_clone_starts_over() {
+        let mut events = Events::new();
+        let mut cursor = events.cursor();
+        events.send_batch([1, 2]);
+        assert_eq!(read_all(&mut cursor, &events), [1, 2]);
+        let copy = events.clone();
+        assert_eq!(read_all(&mut cursor, &copy), [1, 2]);
+        let _ = vec![0];
+    }
+}
