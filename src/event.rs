@@ -182,6 +182,27 @@ impl<E> Events<E> {
         self.log.between(from, u64::MAX)
     }
 
+    /// Keeps at most `bound` messages: the oldest beyond it are dropped
+    /// (the readers that had not read them count them, see
+    /// [`EventCursor::dropped`]). What `world!`'s `[bound N]` applies
+    /// where messages arrive and readers look.
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// let mut slow = events.cursor();
+    /// events.send_batch([1, 2, 3, 4]);
+    /// events.keep_at_most(2);
+    /// assert_eq!(slow.read(&events).copied().collect::<Vec<_>>(), [3, 4]);
+    /// assert_eq!(slow.dropped(), 2);
+    /// ```
+    pub fn keep_at_most(&mut self, bound: usize) {
+        let len = self.len();
+        if len > bound {
+            self.log.drop_oldest(len - bound);
+        }
+    }
+
     /// Registers a reader's position and drops what every registered
     /// reader has passed.
     fn register(&mut self, cursor: &mut Option<Cursor>, position: u64) {
@@ -222,6 +243,8 @@ impl<E: fmt::Debug> fmt::Debug for Events<E> {
 pub struct EventCursor<E> {
     /// The first sequence number not read yet.
     position: u64,
+    /// Messages dropped (by a bound) before this cursor read them.
+    dropped: u64,
     /// The identity of the log `position` counts in (0: none yet).
     log: u64,
     registration: Option<Cursor>,
@@ -232,6 +255,7 @@ impl<E> EventCursor<E> {
     const fn new() -> Self {
         EventCursor {
             position: 0,
+            dropped: 0,
             log: 0,
             registration: None,
             marker: PhantomData,
@@ -254,6 +278,8 @@ impl<E> EventCursor<E> {
     /// ```
     pub fn read<'a>(&mut self, events: &'a Events<E>) -> core::slice::Iter<'a, E> {
         let from = if self.log == events.log.id() && self.log != 0 {
+            // Below the oldest kept only when a bound dropped messages.
+            self.dropped += events.oldest().saturating_sub(self.position);
             self.position
         } else {
             self.log = events.log.id();
@@ -301,6 +327,22 @@ impl<E> EventCursor<E> {
         events.register(&mut self.registration, self.position);
     }
 
+    /// How many messages a bound dropped before this cursor read them
+    /// (counted when it reads next).
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// let mut cursor = events.cursor();
+    /// events.send_batch([1, 2, 3]);
+    /// events.keep_at_most(1);
+    /// assert_eq!(cursor.read(&events).count(), 1);
+    /// assert_eq!(cursor.dropped(), 2);
+    /// ```
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
     /// The number of messages of `events` this cursor has not read.
     ///
     /// ```
@@ -341,6 +383,11 @@ impl<E> fmt::Debug for EventCursor<E> {
     note = "add it to the `world!` declaration of `{Self}`: `events {{ name: {E} }}` after the struct line"
 )]
 pub trait EventsOf<E>: Storages {
+    /// The most messages kept (`[bound N]` in `events { … }`; no bound
+    /// by default): beyond it the oldest are dropped, and counted by the
+    /// readers that missed them.
+    const BOUND: usize = usize::MAX;
+
     /// The world's events of type `E`.
     fn events(&self) -> &Events<E>;
 
@@ -425,6 +472,20 @@ impl<E> Reader<E> {
     pub fn unread(&self, events: &Events<E>) -> usize {
         self.cursor.unread(events)
     }
+
+    /// How many messages this reader missed because the event's bound
+    /// (`[bound N]` in `world!`) dropped them first.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Damage(i32);
+    /// fn lagging(inbox: &mut Reader<Damage>) -> bool {
+    ///     inbox.dropped() > 0
+    /// }
+    /// ```
+    pub fn dropped(&self) -> u64 {
+        self.cursor.dropped()
+    }
 }
 
 impl<E> Default for Reader<E> {
@@ -457,7 +518,9 @@ impl<W: EventsOf<E>, E: 'static> WriteParam<W> for Reader<E> {
     }
 
     fn prepare(state: &mut Reader<E>, world: &mut W) {
-        state.cursor.update(world.events_mut());
+        let events = world.events_mut();
+        events.keep_at_most(W::BOUND);
+        state.cursor.update(events);
     }
 
     const REGISTERS: bool = true;
@@ -580,7 +643,9 @@ impl<W: EventsOf<E>, E: Send + 'static> WriteParam<W> for Writer<E> {
 
     fn apply(state: &mut Writer<E>, world: &mut W, _: &mut Vec<ApplyReport>) {
         if !state.buffer.is_empty() {
-            world.events_mut().send_batch(state.buffer.drain(..));
+            let events = world.events_mut();
+            events.send_batch(state.buffer.drain(..));
+            events.keep_at_most(W::BOUND);
         }
     }
 }

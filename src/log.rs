@@ -154,6 +154,15 @@ impl<T> Log<T> {
         }
     }
 
+    /// Drops the `count` oldest entries, whoever has not read them (a
+    /// bounded event queue's overflow): a reader finds its position below
+    /// the oldest key kept, and counts what it missed.
+    pub(crate) fn drop_oldest(&mut self, count: usize) {
+        let count = count.min(self.items.len());
+        self.keys.drain(..count);
+        self.items.drain(..count);
+    }
+
     /// The keys of the entries, oldest first.
     pub(crate) fn keys(&self) -> &[u64] {
         &self.keys

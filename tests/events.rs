@@ -252,3 +252,69 @@ mod saved {
         assert_eq!(loaded.msgs.sent(), 6);
     }
 }
+
+mod bounded {
+    use super::*;
+
+    pub struct Pos(pub f32);
+
+    /// What the reader has read, and the frame counter.
+    #[derive(Default)]
+    pub struct Seen(Vec<u32>, u32, u64);
+
+    world! {
+        pub struct Chatty<Pos>;
+        resources { seen: Seen }
+        events { chat: Msg [bound 8] }
+    }
+
+    fn talk(out: &mut Writer<Msg>, sent: &mut Local<u32>) {
+        for _ in 0..5 {
+            out.send(Msg { from: 0, n: **sent });
+            **sent += 1;
+        }
+    }
+
+    fn listen(chat: &Events<Msg>, inbox: &mut Reader<Msg>, seen: &mut Seen) {
+        seen.0.extend(inbox.read(chat).map(|m| m.n));
+        seen.2 = inbox.dropped();
+    }
+
+    #[test]
+    fn a_bound_drops_the_oldest_and_each_reader_counts_what_it_missed() {
+        let mut world = Chatty::new();
+        let mut schedule = Schedule::new();
+        schedule
+            .add_system(talk)
+            .add_sync_point()
+            .add_system(|seen: &mut Seen| seen.1 += 1)
+            .add_system_if(listen, |w: &Chatty| w.seen.1 % 4 == 0);
+        let mut fast = world.chat.cursor();
+        let mut fast_read = 0;
+        for _ in 0..40 {
+            schedule.run(&mut world);
+            assert!(
+                world.chat.len() <= 8,
+                "the bound holds: {}",
+                world.chat.len()
+            );
+            fast_read += fast.read_mut(&mut world.chat).count() as u64;
+        }
+        let sent = world.chat.sent();
+        assert_eq!(sent, 200);
+        // The hand cursor reads every frame (5 a frame): it misses nothing.
+        assert_eq!((fast_read, fast.dropped()), (200, 0));
+        // The slow reader ran every 4th frame: 20 sent between its looks,
+        // 8 kept; what it read is in order, without repeats, and what it
+        // read and missed add up to what was sent up to its last look.
+        let read = &world.seen.0;
+        assert!(read.windows(2).all(|w| w[0] < w[1]), "{read:?}");
+        assert_eq!(*read.last().unwrap(), 199);
+        assert_eq!(read.len(), 10 * 8, "8 a look, 10 looks");
+        assert_eq!(
+            world.seen.2,
+            200 - 80,
+            "the reader counted every message it missed"
+        );
+    }
+}

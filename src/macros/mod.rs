@@ -96,7 +96,8 @@ mod serde;
 ///
 /// After the struct line come, in any order: `resources { name: Type, … }`
 /// (at most once), `events { name: Type, … }` (at most once: each a field
-/// [`Events<Type>`](crate::Events)), `tracked (Component, …);` (at most
+/// [`Events<Type>`](crate::Events); `name: Type [bound N]` keeps at most N
+/// messages), `tracked (Component, …);` (at most
 /// once), any number
 /// of `group (Component, Component, …);` lines, and `plugins (path::Plugin,
 /// …);` (at most once): the parts of other crates declared with
@@ -254,13 +255,13 @@ macro_rules! __world_sections {
     // Every section read: the events join the resources (each is a field
     // `Events<E>`), and the world goes on, through its plugins if any.
     (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins $plg:tt
-        @events [$( ($(#[$eattr:meta])* $ev:ident $ety:ty) )+] @todo []) => {
+        @events [$( ($(#[$eattr:meta])* $ev:ident $ety:ty [$($bound:expr)?]) )+] @todo []) => {
         $crate::__world_sections! {
-            @merge_events [$( ($(#[$eattr])* $ev $ety) )+]
+            @merge_events [$( ($(#[$eattr])* $ev $ety [$($bound)?]) )+]
             @head $head @resources $res @tracked $tra @groups $grp @plugins $plg
         }
     };
-    (@merge_events [$( ($(#[$eattr:meta])* $ev:ident $ety:ty) )+]
+    (@merge_events [$( ($(#[$eattr:meta])* $ev:ident $ety:ty [$($bound:expr)?]) )+]
         @head [$($head:tt)*] @resources [$(resources { $($r:tt)* })?] @tracked $tra:tt @groups $grp:tt
         @plugins $plg:tt) => {
         $crate::__world_sections! {
@@ -268,7 +269,7 @@ macro_rules! __world_sections {
             @resources [resources { $( $(#[$eattr])* $ev : $crate::Events<$ety> , )+ $($($r)*)? }]
             @tracked $tra @groups $grp @plugins $plg @events [] @todo []
         }
-        $crate::__world_events! { @head [$($head)*] @events [$( ($ev $ety) )+] }
+        $crate::__world_events! { @head [$($head)*] @events [$( ($ev $ety [$($bound)?]) )+] }
     };
     (@head [$($head:tt)*] @resources [$($res:tt)*] @tracked [$($tra:tt)*] @groups [$($grp:tt)*]
         @plugins [] @events [] @todo []) => {
@@ -295,10 +296,10 @@ macro_rules! __world_sections {
         }
     };
     (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins $plg:tt @events []
-        @todo [events { $( $(#[$eattr:meta])* $ev:ident : $ety:ty ),* $(,)? } $($rest:tt)*]) => {
+        @todo [events { $( $(#[$eattr:meta])* $ev:ident : $ety:ty $([bound $bound:expr])? ),* $(,)? } $($rest:tt)*]) => {
         $crate::__world_sections! {
             @head $head @resources $res @tracked $tra @groups $grp @plugins $plg
-            @events [$( ($(#[$eattr])* $ev $ety) )*] @todo [$($rest)*]
+            @events [$( ($(#[$eattr])* $ev $ety [$($bound)?]) )*] @todo [$($rest)*]
         }
     };
     (@head $head:tt @resources $res:tt @tracked $tra:tt @groups $grp:tt @plugins $plg:tt
@@ -356,9 +357,11 @@ macro_rules! __world_sections {
 #[doc(hidden)] // Called by `__world_sections!` only.
 #[macro_export]
 macro_rules! __world_events {
-    (@head [$(#[$($attr:tt)*])* $vis:vis struct $name:ident $($rest:tt)*] @events [$( ($ev:ident $ety:ty) )+]) => {
+    (@head [$(#[$($attr:tt)*])* $vis:vis struct $name:ident $($rest:tt)*]
+        @events [$( ($ev:ident $ety:ty [$($bound:expr)?]) )+]) => {
         $(
             impl $crate::EventsOf<$ety> for $name {
+                $(const BOUND: usize = $bound;)?
                 #[inline]
                 fn events(&self) -> &$crate::Events<$ety> {
                     &self.$ev
@@ -372,6 +375,7 @@ macro_rules! __world_events {
                 #[inline]
                 fn send_to(self, world: &mut $name) {
                     world.$ev.send(self);
+                    world.$ev.keep_at_most(<$name as $crate::EventsOf<$ety>>::BOUND);
                 }
             }
         )+
