@@ -525,6 +525,10 @@ impl<W: EventsOf<E>, E: 'static> WriteParam<W> for Reader<E> {
 
     const REGISTERS: bool = true;
 
+    fn event() -> Option<(&'static str, bool)> {
+        Some((core::any::type_name::<E>(), false))
+    }
+
     /// Tells the log where the reader stands at the start of every run,
     /// whether or not it runs: a new reader (or one on a new world) keeps
     /// every message from the oldest kept, and what it passed may go.
@@ -640,6 +644,10 @@ impl<W: EventsOf<E>, E: Send + 'static> WriteParam<W> for Writer<E> {
     }
 
     const APPLIES: bool = true;
+
+    fn event() -> Option<(&'static str, bool)> {
+        Some((core::any::type_name::<E>(), true))
+    }
 
     fn apply(state: &mut Writer<E>, world: &mut W, _: &mut Vec<ApplyReport>) {
         if !state.buffer.is_empty() {

@@ -26,6 +26,35 @@ enum Entry<W> {
     SyncPoint,
 }
 
+/// A reader that sees a writer's messages a frame late (see
+/// [`Schedule::lagging_readers`]).
+///
+/// ```
+/// # use typed_ecs::LaggingReader;
+/// let lag = LaggingReader { reader: "hear".into(), writer: "send".into(), event: "Ping".into() };
+/// assert_eq!(lag.to_string(), "`hear` reads `Ping` before the messages of `send` are applied: it sees them a frame late (move it after a sync point that follows `send`)");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaggingReader {
+    /// The reader's system.
+    pub reader: String,
+    /// The writer's system.
+    pub writer: String,
+    /// The event's type, without its module path.
+    pub event: String,
+}
+
+impl fmt::Display for LaggingReader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` reads `{}` before the messages of `{}` are applied: it sees them a frame late \
+             (move it after a sync point that follows `{}`)",
+            self.reader, self.event, self.writer, self.writer
+        )
+    }
+}
+
 /// When a step runs (see [`Schedule::add_system_if`]): asked once per run,
 /// with the world as it is when the step's turn comes.
 type Condition<W> = Box<dyn FnMut(&W) -> bool>;
@@ -268,6 +297,83 @@ impl<W> Schedule<W> {
     /// ```
     pub fn parallel_work(&self) -> Duration {
         self.parallel_work
+    }
+
+    /// Every reader of an event that runs before the messages of one of
+    /// its writers are applied: a `Reader<E>` in a step before a
+    /// `Writer<E>`'s next sync point (or, with no sync point after the
+    /// writer, anywhere in the run). Such a reader sees that writer's
+    /// messages a frame late. Empty when the schedule has none; check it
+    /// once the schedule is built (a test can assert it is empty).
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Pos(f32);
+    /// struct Ping(u32);
+    /// world! {
+    ///     struct Game<Pos>;
+    ///     events { ping: Ping }
+    /// }
+    ///
+    /// fn send(out: &mut Writer<Ping>) {
+    ///     out.send(Ping(1));
+    /// }
+    /// fn hear(pings: &Events<Ping>, inbox: &mut Reader<Ping>) {
+    ///     let _ = inbox.read(pings).count();
+    /// }
+    ///
+    /// let mut late = Schedule::<Game>::new();
+    /// late.add_system(hear).add_system(send);
+    /// let lag = late.lagging_readers();
+    /// assert_eq!(
+    ///     (lag[0].reader.as_str(), lag[0].event.as_str(), lag[0].writer.as_str()),
+    ///     ("hear", "Ping", "send")
+    /// );
+    ///
+    /// let mut on_time = Schedule::<Game>::new();
+    /// on_time.add_system(send).add_sync_point().add_system(hear);
+    /// assert!(on_time.lagging_readers().is_empty());
+    /// ```
+    pub fn lagging_readers(&self) -> Vec<LaggingReader> {
+        // (entry, name, event, writes) for every reader and writer; and
+        // where each entry's messages are applied: its next sync point.
+        let mut uses = Vec::new();
+        let mut events = Vec::new();
+        for (index, entry) in self.entries.iter().enumerate() {
+            if let Entry::Systems(step, _) = entry {
+                for member in 0..step.len() {
+                    let member = step.member_ref(member);
+                    events.clear();
+                    member.events(&mut events);
+                    for &(event, writes) in &events {
+                        uses.push((index, String::from(member.name()), event, writes));
+                    }
+                }
+            }
+        }
+        let applied_at = |index: usize| {
+            (index..self.entries.len())
+                .find(|&i| matches!(self.entries[i], Entry::SyncPoint))
+                .unwrap_or(self.entries.len())
+        };
+        let mut lagging = Vec::new();
+        for (writer_at, writer, event, writes) in &uses {
+            if !writes {
+                continue;
+            }
+            let applied = applied_at(*writer_at);
+            for (reader_at, reader, read_event, reads) in &uses {
+                if !reads && read_event == event && *reader_at < applied {
+                    lagging.push(LaggingReader {
+                        reader: reader.clone(),
+                        writer: writer.clone(),
+                        event: crate::system::short_name(event),
+                    });
+                }
+            }
+        }
+        lagging
     }
 
     /// What the sync points of the last [`run`](Schedule::run) applied: one

@@ -318,3 +318,29 @@ mod bounded {
         );
     }
 }
+
+#[test]
+fn a_schedule_names_each_reader_that_runs_before_a_writer_s_messages_arrive() {
+    assert!(schedule(false).lagging_readers().is_empty());
+    let mut late = Schedule::<Game>::new();
+    late.add_systems((writer::<0>, reader::<0>))
+        .add_sync_point()
+        .add_system(reader::<1>)
+        .add_system(writer::<1>);
+    let lag: Vec<(String, String)> = late
+        .lagging_readers()
+        .into_iter()
+        .map(|l| (l.reader, l.writer))
+        .collect();
+    // reader 0 shares a stage with writer 0; reader 1 (after the sync
+    // point) runs before writer 1, whose messages come at the end of the
+    // run; reader 0 runs before writer 1 too.
+    assert_eq!(
+        lag,
+        [
+            ("reader<0>".to_string(), "writer<0>".to_string()),
+            ("reader<0>".to_string(), "writer<1>".to_string()),
+            ("reader<1>".to_string(), "writer<1>".to_string()),
+        ]
+    );
+}

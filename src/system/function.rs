@@ -129,6 +129,10 @@ pub trait SystemParams<W: Storages + 'static>: Sealed + 'static {
     /// reads events registers (see [`WriteParam::register`](super::WriteParam::register)).
     fn register(state: &mut Self::State, world: &mut W);
 
+    /// The events the parameters read or write (see
+    /// [`WriteParam::event`](super::WriteParam::event)), pushed to `out`.
+    fn events(out: &mut Vec<(&'static str, bool)>);
+
     /// The compile-time check of [`ACCESS`](SystemParams::ACCESS): a
     /// `&mut` borrow is the only borrow of its target, and `&mut W` comes
     /// alone. Evaluated where a system is added, so the error names the
@@ -258,6 +262,11 @@ macro_rules! impl_system_fn {
             const EXCLUSIVE: bool = is_exclusive(<Self as SystemParams<W>>::ACCESS);
             const APPLIES: bool = false $(|| $p::APPLIES)*;
             const REGISTERS: bool = false $(|| $p::REGISTERS)*;
+
+            #[allow(unused_variables)]
+            fn events(out: &mut Vec<(&'static str, bool)>) {
+                $(out.extend($p::event());)*
+            }
 
             #[allow(unused_variables)]
             fn register(state: &mut Self::State, world: &mut W) {
@@ -429,6 +438,10 @@ pub trait Member<W> {
 
     /// Registers the system's readers of events with the world.
     fn register(&mut self, world: &mut W);
+
+    /// The events the system reads (`false`) or writes (`true`), by type
+    /// name, pushed to `out`.
+    fn events(&self, out: &mut Vec<(&'static str, bool)>);
 }
 
 impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Member<W>
@@ -456,6 +469,10 @@ impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Member<W>
 
     fn register(&mut self, world: &mut W) {
         M::register(&mut self.state, world);
+    }
+
+    fn events(&self, out: &mut Vec<(&'static str, bool)>) {
+        M::events(out);
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod param;
 mod seen;
 pub(crate) mod stage;
 
+pub(crate) use self::function::short_name;
 pub use self::function::{named, Named, SystemFn, SystemParams, SystemShape};
 pub use self::local::Local;
 pub use self::param::{ReadParam, SystemParam, WriteParam};

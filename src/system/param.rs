@@ -182,6 +182,14 @@ pub trait WriteParam<W: Storages> {
     /// `true` if [`register`](WriteParam::register) does anything.
     const REGISTERS: bool = false;
 
+    /// The event this parameter reads or writes, if it is a
+    /// [`Reader`](crate::Reader) or a [`Writer`](crate::Writer): the event
+    /// type's name, and `true` for a writer (for
+    /// [`Schedule::lagging_readers`](crate::Schedule::lagging_readers)).
+    fn event() -> Option<(&'static str, bool)> {
+        None
+    }
+
     /// At the start of each run of the schedule that holds the system,
     /// before any system runs: a reader of events tells the log it exists
     /// (a [`Reader`](crate::Reader) that has not run yet, or whose
@@ -440,6 +448,9 @@ pub trait SystemParam<W: Storages + 'static>: crate::seal::Sealed {
     /// `true` if [`register`](SystemParam::register) does anything.
     const REGISTERS: bool;
 
+    /// See [`WriteParam::event`].
+    fn event() -> Option<(&'static str, bool)>;
+
     /// At the start of each run of the schedule (see
     /// [`WriteParam::register`]).
     fn register(state: &mut Self::State, world: &mut W);
@@ -468,6 +479,10 @@ impl<W: Storages + 'static, T: ReadParam<W> + 'static> SystemParam<W> for &T {
 
     fn register(_: &mut (), _: &mut W) {}
 
+    fn event() -> Option<(&'static str, bool)> {
+        None
+    }
+
     #[inline(always)]
     fn prepare(_: &mut (), world: &mut W) {
         T::prepare(world);
@@ -494,6 +509,10 @@ impl<W: Storages + 'static, T: WriteParam<W> + 'static> SystemParam<W> for &mut 
 
     fn register(state: &mut T::State, world: &mut W) {
         T::register(state, world);
+    }
+
+    fn event() -> Option<(&'static str, bool)> {
+        T::event()
     }
 
     #[inline(always)]
