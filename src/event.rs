@@ -109,7 +109,7 @@ impl<E> Events<E> {
     /// ```
     #[inline]
     pub fn len(&self) -> usize {
-        self.log.between(0, u64::MAX).len()
+        self.log.len()
     }
 
     /// `true` if no message is kept.
@@ -196,8 +196,9 @@ impl<E> Events<E> {
     /// assert_eq!(slow.read(&events).copied().collect::<Vec<_>>(), [3, 4]);
     /// assert_eq!(slow.dropped(), 2);
     /// ```
+    #[inline]
     pub fn keep_at_most(&mut self, bound: usize) {
-        let len = self.len();
+        let len = self.log.len();
         if len > bound {
             self.log.drop_oldest(len - bound);
         }

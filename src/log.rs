@@ -107,7 +107,7 @@ impl<T> Log<T> {
     }
 
     /// Number of entries kept.
-    #[cfg(test)]
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.items.len()
     }

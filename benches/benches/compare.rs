@@ -27,7 +27,7 @@
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use std::time::{Duration, Instant};
 use typed_ecs_benches::scenarios::{
-    add_remove, changed_iter, deferred_sync, despawn_churn, follow_target, fragmented_iter,
+    add_remove, changed_iter, deferred_sync, despawn_churn, events, follow_target, fragmented_iter,
     game_frame, heavy_compute, parallel_stage, random_get, random_get_many, simple_insert,
     simple_iter, sparse_spread, stage_overhead,
 };
@@ -131,6 +131,10 @@ fn bench_deferred_sync(c: &mut Criterion) {
     group(c, &deferred_sync::SCENARIO);
 }
 
+fn bench_events(c: &mut Criterion) {
+    group(c, &events::SCENARIO);
+}
+
 fn bench_sparse_spread(c: &mut Criterion) {
     group(c, &sparse_spread::SCENARIO);
 }
@@ -177,6 +181,7 @@ criterion_group!(
     bench_despawn_churn,
     bench_despawn_churn_batch,
     bench_deferred_sync,
+    bench_events,
     bench_sparse_spread,
     bench_scaling,
     bench_changed_iter,

@@ -145,6 +145,7 @@ pub const SCENARIOS: &[Scenario] = &[
     scenarios::despawn_churn::SCENARIO,
     scenarios::despawn_churn::SCENARIO_BATCH,
     scenarios::deferred_sync::SCENARIO,
+    scenarios::events::SCENARIO,
     scenarios::sparse_spread::SCENARIO,
     scenarios::simple_iter::SCENARIO_SCALING,
 ];
@@ -348,6 +349,11 @@ mod tests {
     #[test]
     fn deferred_sync() {
         same_work(&scenarios::deferred_sync::SCENARIO, 1);
+    }
+
+    #[test]
+    fn events() {
+        same_work(&scenarios::events::SCENARIO, 3);
     }
 
     #[test]

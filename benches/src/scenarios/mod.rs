@@ -4,6 +4,7 @@ pub mod add_remove;
 pub mod changed_iter;
 pub mod deferred_sync;
 pub mod despawn_churn;
+pub mod events;
 pub mod follow_target;
 pub mod fragmented_iter;
 pub mod game_frame;
