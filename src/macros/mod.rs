@@ -358,7 +358,7 @@ macro_rules! __world_sections {
 #[macro_export]
 macro_rules! __world_events {
     (@head [$(#[$($attr:tt)*])* $vis:vis struct $name:ident $($rest:tt)*]
-        @events [$( ($ev:ident $ety:ty [$($bound:expr)?]) )+]) => {
+        @events [$( ($ev:ident $ety:ty [$($bound:expr)?]) )*]) => {
         $(
             impl $crate::EventsOf<$ety> for $name {
                 $(const BOUND: usize = $bound;)?
@@ -378,7 +378,7 @@ macro_rules! __world_events {
                     world.$ev.keep_at_most(<$name as $crate::EventsOf<$ety>>::BOUND);
                 }
             }
-        )+
+        )*
     };
 }
 
@@ -439,6 +439,7 @@ macro_rules! __world_plugins {
             components [$( ($field:ident $cname:ident $comp:ty) )*]
             tracked [$($tra:ty ,)*]
             resources [$( ($res:ident $res_ty:ty) )*]
+            events [$( ($ev:ident $ev_ty:ty [$($bound:expr)?]) )*]
             requires [$($req:ty ,)*]
             systems [$($($sys:ident)::+)?]
         }
@@ -454,12 +455,17 @@ macro_rules! __world_plugins {
             @head [$(#[$($attr)*])* $vis struct $name {
                 $( $field : $comp , )* $($fields)*
             }]
-            @resources [resources { $( $res : $res_ty , )* $($($r)*)? }]
+            @resources [resources {
+                $( $res : $res_ty , )* $( $ev : $crate::Events<$ev_ty> , )* $($($r)*)?
+            }]
             @tracked [tracked ( $( $tra , )* $($($t)*)? ) ;]
             @groups $grp
             @plugins $plg
             @impls [
                 $($impls)*
+                $crate::__world_events! {
+                    @head [$vis struct $name] @events [$( ($ev $ev_ty [$($bound)?]) )*]
+                }
                 impl $($pre::)* $plugin for $name {
                     $(
                         #[inline]

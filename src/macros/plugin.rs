@@ -86,6 +86,9 @@
 /// * `tracked (A);`: which of them the world tracks;
 /// * `resources { name: Type }`: its resources, fields of the world, and
 ///   methods `name()` / `name_mut()` of the trait for generic code;
+/// * `events { name: Type }` (each may end `[bound N]`): its events, fields
+///   `Events<Type>` of the world; the trait implies `EventsOf<Type>`, so
+///   its systems take `Writer<Type>` and `Reader<Type>`;
 /// * `requires (C, …);`: components it uses and the world must declare
 ///   (the game's, or another plugin's);
 /// * `systems add_systems_fn;`: a function `fn<W: Plugin>(&mut
@@ -115,6 +118,7 @@ macro_rules! plugin {
             $( components ( $($comp:ident),+ $(,)? ) ; )?
             $( tracked ( $($tra:ident),+ $(,)? ) ; )?
             $( resources { $( $(#[$res_attr:meta])* $res:ident : $res_ty:ident ),* $(,)? } )?
+            $( events { $( $ev:ident : $ev_ty:ident $([bound $bound:expr])? ),* $(,)? } )?
             $( requires ( $($req:ident),+ $(,)? ) ; )?
             $( systems $sys:ident ; )?
         }
@@ -125,6 +129,7 @@ macro_rules! plugin {
             [$($($comp)+)?]
             [$($($tra)+)?]
             [$($( [$(#[$res_attr])*] $res $res_ty )*)?]
+            [$($( $ev $ev_ty [$($bound)?] )*)?]
             [$($($req)+)?]
             [$($sys)?]
         }
@@ -133,7 +138,7 @@ macro_rules! plugin {
         $crate::__private::core::compile_error! {
             "`plugin!` expects `pub trait Name { … }` with, each optional and in this order: \
              `components (A, B);`, `tracked (A);`, `resources { name: Type }`, \
-             `requires (C);` and `systems add_systems_fn;`"
+             `events { name: Type }`, `requires (C);` and `systems add_systems_fn;`"
         }
     };
 }
@@ -149,12 +154,15 @@ macro_rules! __plugin {
         [$($comp:ident)*]
         [$($tra:ident)*]
         [$( [$($res_attr:tt)*] $res:ident $res_ty:ident )*]
+        [$( $ev:ident $ev_ty:ident [$($bound:expr)?] )*]
         [$($req:ident)*]
         [$($sys:ident)?]
     ) => {
         $crate::__private::paste! {
             $($attr)*
-            $vis trait $name: $crate::World $(+ $crate::Contains<$comp>)* $(+ $crate::Contains<$req>)* {
+            $vis trait $name: $crate::World
+                $(+ $crate::Contains<$comp>)* $(+ $crate::Contains<$req>)* $(+ $crate::EventsOf<$ev_ty>)*
+            {
                 $(
                     $($res_attr)*
                     fn $res(&self) -> &$res_ty;
@@ -180,6 +188,7 @@ macro_rules! __plugin {
                             components [$( ([<$comp:snake>] $comp $d($d pre::)* $comp) )*]
                             tracked [$( $d($d pre::)* $tra , )*]
                             resources [$( ($res $d($d pre::)* $res_ty) )*]
+                            events [$( ($ev $d($d pre::)* $ev_ty [$($bound)?]) )*]
                             requires [$( $d($d pre::)* $req , )*]
                             systems [$( $d($d pre::)* $sys )?]
                         }

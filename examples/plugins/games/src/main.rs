@@ -5,14 +5,14 @@
 //!   (its own system scores each body that lands, from the changes), and
 //!   includes both plugins;
 //! * `Sandbox` names its fields, keeps `Pos` and `Vel` in an owning group,
-//!   and includes `Physics` only.
+//!   includes `Physics` only, and reads its event `Landed`.
 //!
 //! `cargo run -p plugin_games` runs both; `cargo test -p plugin_games`
 //! checks them.
 
 #![forbid(unsafe_code)]
 
-use physics::{Expiry, Physics, Pos, Ttl, Vel};
+use physics::{Expiry, Landed, Physics, Pos, Ttl, Vel};
 use typed_ecs::prelude::*;
 
 /// A label for the sandbox's entities.
@@ -55,13 +55,14 @@ fn score_landings(
     });
 }
 
-/// The sandbox's own system: a body on the ground is relabelled.
-fn relabel(label: &mut SparseMap<Label>, pos: &StorageOf<Sandbox, Pos>) {
-    join((label, pos)).for_each(|_, (l, p)| {
-        if p.0 == 0.0 {
+/// The sandbox's own system: a body the plugin says landed (its event
+/// `Landed`) is relabelled.
+fn relabel(label: &mut SparseMap<Label>, landed: &Events<Landed>, inbox: &mut Reader<Landed>) {
+    for &Landed(body) in inbox.read(landed) {
+        if let Some(l) = label.get_mut(body) {
             *l = Label("landed");
         }
-    });
+    }
 }
 
 /// Drops `bodies` from heights 1, 2, … in any world with the physics
@@ -88,6 +89,14 @@ fn arcade(ticks: u32) -> Arcade {
     world
 }
 
+/// The sandbox's schedule: the plugin's systems, then its own.
+fn schedule_of_sandbox() -> Schedule<Sandbox> {
+    let mut schedule = Schedule::new();
+    Physics::add_systems(&mut schedule);
+    schedule.add_system(relabel);
+    schedule
+}
+
 /// The sandbox after `ticks` ticks.
 fn sandbox(ticks: u32) -> Sandbox {
     let mut world = Sandbox::new();
@@ -96,9 +105,7 @@ fn sandbox(ticks: u32) -> Sandbox {
         world.add(body, Label("falling"));
     }
     world.gravity_mut().0 = 0.5;
-    let mut schedule = Schedule::new();
-    Physics::add_systems(&mut schedule);
-    schedule.add_system(relabel);
+    let mut schedule = schedule_of_sandbox();
     for _ in 0..ticks {
         schedule.run(&mut world);
     }
@@ -150,6 +157,7 @@ mod tests {
         assert_eq!(world.entity_count(), 3);
         assert!(world.label.values().iter().all(|l| l.0 == "landed"));
         assert_eq!(world.gravity().0, 0.5);
+        assert!(schedule_of_sandbox().lagging_readers().is_empty());
         // The group holds every body, its two columns in step.
         assert_eq!(world.pos.len(), 3);
         assert_eq!(world.vel.len(), 3);

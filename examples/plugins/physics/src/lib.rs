@@ -1,6 +1,7 @@
 //! Two typed_ecs plugins in one crate, for the worlds of other crates:
 //!
-//! * [`Physics`]: bodies that fall (`Pos`, `Vel`, the resource `Gravity`);
+//! * [`Physics`]: bodies that fall (`Pos`, `Vel`, the resource `Gravity`,
+//!   the event `Landed`);
 //! * [`Expiry`]: entities that despawn when their `Ttl` runs out (through
 //!   `Commands`), counted in the resource `Expired`.
 //!
@@ -41,15 +42,21 @@ impl Default for Gravity {
     }
 }
 
+/// A body reached the ground this tick (sent by [`integrate`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Landed(pub Entity);
+
 typed_ecs::plugin! {
     /// Falling bodies: every tick, gravity pulls each velocity down, each
-    /// body moves by its velocity, and a body on the ground stops there.
+    /// body moves by its velocity, and a body on the ground stops there
+    /// (the event `Landed` says which).
     pub trait Physics {
         components (Pos, Vel);
         resources {
             /// The pull of every tick.
             gravity: Gravity
         }
+        events { landed: Landed }
         systems add_physics;
     }
 }
@@ -62,23 +69,35 @@ where
     vel.values_mut().iter_mut().for_each(|v| v.0 -= gravity.0);
 }
 
-/// Each body moves by its velocity, and stops on the ground.
-pub fn integrate<W: Physics>(pos: &mut StorageOf<W, Pos>, vel: &mut StorageOf<W, Vel>) {
-    join((pos, vel)).for_each(|_, (p, v)| {
+/// Each body moves by its velocity, and stops on the ground, which it
+/// says with a [`Landed`].
+pub fn integrate<W: Physics>(
+    pos: &mut StorageOf<W, Pos>,
+    vel: &mut StorageOf<W, Vel>,
+    landed: &mut Writer<Landed>,
+) {
+    join((pos, vel)).for_each(|body, (p, v)| {
         p.0 += v.0;
         if p.0 <= 0.0 {
+            if v.0 < 0.0 {
+                landed.send(Landed(body));
+            }
             p.0 = 0.0;
             v.0 = 0.0;
         }
     });
 }
 
-/// The plugin's systems: [`fall`], then [`integrate`].
+/// The plugin's systems: [`fall`], then [`integrate`], then a sync point
+/// (its `Landed` messages are there for the systems after it).
 pub fn add_physics<W: Physics>(schedule: &mut Schedule<W>)
 where
     Gravity: ReadParam<W>,
 {
-    schedule.add_system(fall::<W>).add_system(integrate::<W>);
+    schedule
+        .add_system(fall::<W>)
+        .add_system(integrate::<W>)
+        .add_sync_point();
 }
 
 /// Ticks left before the entity is despawned.
