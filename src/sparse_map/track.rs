@@ -269,12 +269,19 @@ pub(crate) struct Filter {
     from: Option<usize>,
 }
 
-/// The log's slots and stamps from a filter's first candidate on (see
+/// The log's stamps and slots from a filter's first candidate on (see
 /// [`ChangeLog::tail`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Tail<'a> {
-    slots: &'a [u32],
-    stamps: &'a [u64],
+    entries: &'a [Entry],
+}
+
+/// A log entry's stamp and the dense slot of its value, side by side: a
+/// change appends both with one push, and a walk reads both together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    stamp: u64,
+    slot: u32,
 }
 
 /// The record of a tracked storage. See the [module docs](self).
@@ -288,11 +295,12 @@ pub(crate) struct ChangeLog {
     /// and under `all_prev` before that.
     all: u64,
     all_prev: u64,
-    /// The entries: an entity (or [`TOMBSTONE`]) and its stamp, in stamp
-    /// order; the dense slot of each live entry.
+    /// The entries: an entity (or [`TOMBSTONE`]), and beside it its stamp
+    /// and the dense slot of a live entry's value, in stamp order. The
+    /// entities are a slice of their own: a walk of candidates follows
+    /// them.
     entities: Vec<Entity>,
-    stamps: Vec<u64>,
-    slots: Vec<u32>,
+    entries: Vec<Entry>,
     /// Per dense slot: its live entry, that entry's stamp and the stamp of
     /// the slot's change before it, side by side (a change reads them
     /// together: one cache line), and the stamp it was added under.
@@ -325,8 +333,7 @@ impl ChangeLog {
         all: 0,
         all_prev: 0,
         entities: Vec::new(),
-        stamps: Vec::new(),
-        slots: Vec::new(),
+        entries: Vec::new(),
         latest: Vec::new(),
         added: Vec::new(),
         removals: Log::NEW,
@@ -420,7 +427,7 @@ impl ChangeLog {
     #[inline]
     pub(crate) fn filter(&self, window: Window, added: bool) -> Filter {
         let from = (!window.contains(self.all_in(window)))
-            .then(|| self.stamps.partition_point(|&s| s < window.since));
+            .then(|| self.entries.partition_point(|e| e.stamp < window.since));
         Filter {
             window,
             added,
@@ -451,8 +458,7 @@ impl ChangeLog {
         let from = filter.from?;
         let candidates = self.entities.get(from..)?;
         core::ptr::eq(candidates, driver).then(|| Tail {
-            slots: &self.slots[from..],
-            stamps: &self.stamps[from..],
+            entries: &self.entries[from..],
         })
     }
 
@@ -469,7 +475,7 @@ impl ChangeLog {
         place: usize,
         lookup: impl FnOnce() -> Option<usize>,
     ) -> Option<usize> {
-        let (Some(&slot), Some(&own)) = (tail.slots.get(place), tail.stamps.get(place)) else {
+        let Some(&Entry { stamp: own, slot }) = tail.entries.get(place) else {
             return self.pass(filter, entity, place, lookup);
         };
         debug_assert_eq!(
@@ -523,7 +529,10 @@ impl ChangeLog {
         let (slot, own) = match index.filter(live) {
             // A live entry: its slot holds `entity`, its stamp is the
             // slot's own latest (see `check`). A tombstone is no one's.
-            Some(i) => (self.slots[i] as usize, self.stamps[i]),
+            Some(i) => {
+                let Entry { stamp, slot } = self.entries[i];
+                (slot as usize, stamp)
+            }
             None => {
                 let slot = lookup()?;
                 (slot, self.latest.get(slot).map_or(0, |latest| latest.stamp))
@@ -538,12 +547,14 @@ impl ChangeLog {
         self.removals.between(window.since, window.until)
     }
 
-    #[inline]
+    #[inline(always)]
     fn append(&mut self, slot: usize, entity: Entity) -> u32 {
         let index = self.entities.len() as u32;
         self.entities.push(entity);
-        self.stamps.push(self.now);
-        self.slots.push(slot as u32);
+        self.entries.push(Entry {
+            stamp: self.now,
+            slot: slot as u32,
+        });
         index
     }
 
@@ -563,24 +574,35 @@ impl ChangeLog {
     }
 
     /// The value of `entity` in `slot` changed now.
-    #[inline]
+    ///
+    /// Inlined into every walk that marks: a mark is a handful of loads
+    /// and stores (the slot's record, the old entry's tombstone, two
+    /// pushes), and a call would cost as much again.
+    #[inline(always)]
     pub(crate) fn changed(&mut self, slot: usize, entity: Entity) {
-        if self.all == self.now {
+        let now = self.now;
+        if self.all == now {
             return;
         }
+        let latest = &mut self.latest[slot];
         let Latest {
             entry: old, stamp, ..
-        } = self.latest[slot];
-        if stamp == self.now {
+        } = *latest;
+        if stamp == now {
             return;
         }
-        self.entities[old as usize] = TOMBSTONE;
-        let entry = self.append(slot, entity);
-        self.latest[slot] = Latest {
+        let entry = self.entities.len() as u32;
+        *latest = Latest {
             entry,
-            stamp: self.now,
+            stamp: now,
             prev: stamp,
         };
+        self.entities[old as usize] = TOMBSTONE;
+        self.entities.push(entity);
+        self.entries.push(Entry {
+            stamp: now,
+            slot: slot as u32,
+        });
         self.compact_if_sparse();
     }
 
@@ -590,7 +612,7 @@ impl ChangeLog {
         self.entities[old as usize] = TOMBSTONE;
         // The last slot moved into `slot`: its entry follows it.
         if let Some(moved) = self.latest.get(slot) {
-            self.slots[moved.entry as usize] = slot as u32;
+            self.entries[moved.entry as usize].slot = slot as u32;
         }
         self.removals.push(self.now, entity);
     }
@@ -600,7 +622,7 @@ impl ChangeLog {
         self.added.swap(a, b);
         for slot in [a, b] {
             let entry = self.latest[slot].entry;
-            self.slots[entry as usize] = slot as u32;
+            self.entries[entry as usize].slot = slot as u32;
         }
     }
 
@@ -609,8 +631,7 @@ impl ChangeLog {
             self.removals.push(self.now, entity);
         }
         self.entities.clear();
-        self.stamps.clear();
-        self.slots.clear();
+        self.entries.clear();
         self.latest.clear();
         self.added.clear();
     }
@@ -618,31 +639,35 @@ impl ChangeLog {
     /// Drops tombstones once they outnumber the stored values: amortised
     /// O(1) per change. (Entries older than `all` are kept: `Added` still
     /// finds its candidates among them.)
-    #[inline]
+    #[inline(always)]
     fn compact_if_sparse(&mut self) {
         if self.entities.len() > 2 * self.latest.len() + 32 {
             self.compact();
         }
     }
 
+    /// Moves the live entries to the front, in order, and drops the rest.
     #[cold]
+    #[inline(never)]
     fn compact(&mut self) {
+        let len = self.entities.len().min(self.entries.len());
+        let (entities, entries) = (&mut self.entities[..len], &mut self.entries[..len]);
+        let latest = &mut self.latest[..];
         let mut kept = 0;
-        for read in 0..self.entities.len() {
-            let entity = self.entities[read];
+        for read in 0..len {
+            let entity = entities[read];
             if entity == TOMBSTONE {
                 continue;
             }
-            let slot = self.slots[read] as usize;
-            self.entities[kept] = entity;
-            self.stamps[kept] = self.stamps[read];
-            self.slots[kept] = slot as u32;
-            self.latest[slot].entry = kept as u32;
+            let entry = entries[read];
+            // `kept <= read < len`: both in bounds.
+            entities[kept] = entity;
+            entries[kept] = entry;
+            latest[entry.slot as usize].entry = kept as u32;
             kept += 1;
         }
         self.entities.truncate(kept);
-        self.stamps.truncate(kept);
-        self.slots.truncate(kept);
+        self.entries.truncate(kept);
     }
 
     #[cfg(any(test, feature = "testing", feature = "serde"))]
@@ -655,7 +680,10 @@ impl ChangeLog {
                 dense.len()
             ));
         }
-        if self.stamps.windows(2).any(|w| w[0] > w[1]) {
+        if self.entities.len() != self.entries.len() {
+            return Err("the change log's entities and entries differ in number".into());
+        }
+        if self.entries.windows(2).any(|w| w[0].stamp > w[1].stamp) {
             return Err("the change log is out of stamp order".into());
         }
         let mut live = 0;
@@ -664,11 +692,11 @@ impl ChangeLog {
                 continue;
             }
             live += 1;
-            let slot = self.slots[index] as usize;
-            let latest = self.latest[slot];
-            if dense.get(slot) != Some(&entity)
+            let Entry { stamp, slot } = self.entries[index];
+            let latest = self.latest[slot as usize];
+            if dense.get(slot as usize) != Some(&entity)
                 || latest.entry != index as u32
-                || latest.stamp != self.stamps[index]
+                || latest.stamp != stamp
             {
                 return Err(format!(
                     "the change log's entry {index} ({entity:?}) is not its slot's live entry"
@@ -686,7 +714,7 @@ impl ChangeLog {
                 self.latest.len()
             ));
         }
-        if self.stamps.last().is_some_and(|&s| s > self.now)
+        if self.entries.last().is_some_and(|e| e.stamp > self.now)
             || self.all > self.now
             || self.removals.keys().last().is_some_and(|&s| s > self.now)
         {
@@ -737,4 +765,77 @@ impl Pick for Select<true> {
 
 impl Pick for Select<false> {
     type Track = Untracked;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn entity(index: u32) -> Entity {
+        Entity::new(index, NonZeroU32::MIN)
+    }
+
+    /// The live entries of `log` among the candidates of `window`.
+    fn live(log: &ChangeLog, window: Window, dense: &[Entity]) -> Vec<Entity> {
+        let filter = log.filter(window, false);
+        let candidates = log.candidates(filter, dense);
+        candidates
+            .iter()
+            .enumerate()
+            .filter_map(|(place, &e)| {
+                log.pass(filter, e, place, || dense.iter().position(|&d| d == e))
+                    .map(|_| e)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn compaction_keeps_each_value_s_latest_entry_and_its_slot() {
+        let mut log = ChangeLog::NEW;
+        let mut dense: Vec<Entity> = (0..6).map(entity).collect();
+        for &e in &dense {
+            log.pushed(e);
+        }
+        let mut compactions = 0;
+        for round in 0..200 {
+            log.tick();
+            // Slot 5 never changes; the others in turn, one twice a stamp.
+            let slot = round % 5;
+            log.changed(slot, dense[slot]);
+            log.changed(slot, dense[slot]);
+            if round == 100 {
+                // A swap-remove moves the last value under a live entry.
+                log.removed(2, dense[2]);
+                dense.swap_remove(2);
+            }
+            let before = log.entities.len();
+            log.check(&dense).unwrap();
+            assert!(before <= 2 * dense.len() + 33, "compacted in time");
+            if round > 0 && before < 2 * dense.len() {
+                compactions += 1;
+            }
+        }
+        assert!(compactions > 0);
+        // Every stored value once in the whole history; the last stamp's
+        // change alone in its window.
+        let mut all = live(
+            &log,
+            Window {
+                since: 0,
+                until: u64::MAX,
+            },
+            &dense,
+        );
+        all.sort_by_key(|e| e.index());
+        let mut stored = dense.clone();
+        stored.sort_by_key(|e| e.index());
+        assert_eq!(all, stored);
+        let last = dense[199 % 5];
+        let now = Window {
+            since: log.now(),
+            until: u64::MAX,
+        };
+        assert_eq!(live(&log, now, &dense), vec![last]);
+    }
 }
