@@ -23,7 +23,12 @@
 //!   when they outnumber the live entries (amortised O(1) per change);
 //! * per dense slot: the index and stamp of the value's live entry (every
 //!   stored value has one: its add, or its latest change), and the stamp
-//!   it was added under;
+//!   it was added under with the index of its *birth*;
+//! * the births: a second list built the same way, of `(entity, stamp)`
+//!   entries in stamp order, one appended by each add and tombstoned by
+//!   the value's removal (never by a change), so an `Added` filter's
+//!   candidates are the values added since its window's start: O(added),
+//!   not O(changed). Tombstones are dropped as in the first list;
 //! * `all`: a stamp under which *every* value then stored changed at once
 //!   (`values_mut`, a whole-storage walk), so that handing out a whole
 //!   storage costs O(1) instead of one entry per value;
@@ -37,7 +42,9 @@
 //! An observer looks at a window of stamps `[since, until)`. The entities
 //! changed in it are the live entries from the first stamp `>= since` on
 //! (found by binary search), or, if `all` is in the window, every stored
-//! entity: either way O(changed), never a scan of the storage.
+//! entity: either way O(changed), never a scan of the storage. The
+//! entities added in it are the live births from the first stamp `>=
+//! since` on: O(added).
 //!
 //! Stamps mean something only within one log: the log has an identity (see
 //! `log.rs`), new for a new or cloned storage and for a loaded one, and an
@@ -261,12 +268,21 @@ impl Window {
 
 /// What a change filter (`Changed`, `Added`) passes: the values whose
 /// latest change (or add, if `added`) is in `window`. `from` is where its
-/// candidates start in the log, `None` if every stored entity is one.
+/// candidates start in the log (the births, if `added`), `None` if every
+/// stored entity is one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Filter {
     window: Window,
     added: bool,
     from: Option<usize>,
+}
+
+impl Filter {
+    /// Whether it is an `Added` filter (its candidates are the births).
+    #[inline(always)]
+    pub(crate) fn added(&self) -> bool {
+        self.added
+    }
 }
 
 /// The log's stamps and slots from a filter's first candidate on (see
@@ -301,13 +317,26 @@ pub(crate) struct ChangeLog {
     /// them.
     entities: Vec<Entity>,
     entries: Vec<Entry>,
+    /// The births: an entity (or [`TOMBSTONE`]) and, beside it, the stamp
+    /// it was added under and the dense slot of a live birth's value, in
+    /// stamp order. Every stored value has one live birth.
+    born: Vec<Entity>,
+    births: Vec<Entry>,
     /// Per dense slot: its live entry, that entry's stamp and the stamp of
     /// the slot's change before it, side by side (a change reads them
-    /// together: one cache line), and the stamp it was added under.
+    /// together: one cache line), and its birth.
     latest: Vec<Latest>,
-    added: Vec<u64>,
+    added: Vec<Birth>,
     /// Removals, under their stamps; its identity is the whole log's.
     removals: Log<Entity>,
+}
+
+/// A slot's birth: the stamp it was added under and the index of its
+/// live entry among the births.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Birth {
+    stamp: u64,
+    entry: u32,
 }
 
 /// A slot's live entry in the log (every stored value has one: its add
@@ -334,6 +363,8 @@ impl ChangeLog {
         all_prev: 0,
         entities: Vec::new(),
         entries: Vec::new(),
+        born: Vec::new(),
+        births: Vec::new(),
         latest: Vec::new(),
         added: Vec::new(),
         removals: Log::NEW,
@@ -419,15 +450,20 @@ impl ChangeLog {
     /// The stamp the value in `slot` was added under.
     #[inline]
     pub(crate) fn added_at(&self, slot: usize) -> u64 {
-        self.added.get(slot).copied().unwrap_or(0)
+        self.added.get(slot).map_or(0, |birth| birth.stamp)
     }
 
     /// The change filter for `window`: one binary search for where its
-    /// candidates start.
+    /// candidates start (among the births, for an `Added` filter: a change
+    /// of every value is no add).
     #[inline]
     pub(crate) fn filter(&self, window: Window, added: bool) -> Filter {
-        let from = (!window.contains(self.all_in(window)))
-            .then(|| self.entries.partition_point(|e| e.stamp < window.since));
+        let from = if added {
+            Some(self.births.partition_point(|e| e.stamp < window.since))
+        } else {
+            (!window.contains(self.all_in(window)))
+                .then(|| self.entries.partition_point(|e| e.stamp < window.since))
+        };
         Filter {
             window,
             added,
@@ -436,14 +472,26 @@ impl ChangeLog {
     }
 
     /// The entities that may pass `filter`, each at most once: the log's
-    /// from the filter's first candidate on, or, if every stored entity may,
-    /// `stored` (the storage's own). Tombstones may be among them: they
-    /// match no stored entity.
+    /// (or the births', for an `Added` filter) from the filter's first
+    /// candidate on, or, if every stored entity may, `stored` (the
+    /// storage's own). Tombstones may be among them: they match no stored
+    /// entity.
     #[inline]
     pub(crate) fn candidates<'a>(&'a self, filter: Filter, stored: &'a [Entity]) -> &'a [Entity] {
         match filter.from {
-            Some(from) => self.entities.get(from..).unwrap_or(&[]),
+            Some(from) => self.list(filter).0.get(from..).unwrap_or(&[]),
             None => stored,
+        }
+    }
+
+    /// The list `filter`'s candidates come from: the births for an `Added`
+    /// filter, the changes otherwise.
+    #[inline(always)]
+    fn list(&self, filter: Filter) -> (&[Entity], &[Entry]) {
+        if filter.added {
+            (&self.born, &self.births)
+        } else {
+            (&self.entities, &self.entries)
         }
     }
 
@@ -456,9 +504,10 @@ impl ChangeLog {
     #[inline]
     pub(crate) fn tail(&self, filter: Filter, driver: &[Entity]) -> Option<Tail<'_>> {
         let from = filter.from?;
-        let candidates = self.entities.get(from..)?;
+        let (entities, entries) = self.list(filter);
+        let candidates = entities.get(from..)?;
         core::ptr::eq(candidates, driver).then(|| Tail {
-            entries: &self.entries[from..],
+            entries: &entries[from..],
         })
     }
 
@@ -466,7 +515,7 @@ impl ChangeLog {
     /// by the candidates `tail` was made for: `entity` is the candidate at
     /// `place` among them (the walk's own hint). A place outside them (a
     /// lookup by handle) falls back to [`pass`](Self::pass).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pass_driven(
         &self,
         filter: Filter,
@@ -479,7 +528,9 @@ impl ChangeLog {
             return self.pass(filter, entity, place, lookup);
         };
         debug_assert_eq!(
-            filter.from.and_then(|from| self.entities.get(from + place)),
+            filter
+                .from
+                .and_then(|from| self.list(filter).0.get(from + place)),
             Some(&entity),
             "a driven walk's hint is the entity's place among the candidates"
         );
@@ -491,14 +542,15 @@ impl ChangeLog {
         self.passes(filter, slot, own).then_some(slot)
     }
 
-    /// Whether the value in `slot`, whose own latest change is under
-    /// `own`, passes `filter`: added in its window, or changed in it (its
-    /// own latest change before the window's end, or every value's).
+    /// Whether the value in `slot`, whose own latest change (or add, for
+    /// an `Added` filter) is under `own`, passes `filter`: added in its
+    /// window, or changed in it (its own latest change before the window's
+    /// end, or every value's).
     #[inline]
     fn passes(&self, filter: Filter, slot: usize, own: u64) -> bool {
         let window = filter.window;
         if filter.added {
-            return window.contains(self.added_at(slot));
+            return window.contains(own);
         }
         // The window ends at `until`: a change under a later stamp (the
         // current one, for an observer looking now) stands in front of the
@@ -525,17 +577,24 @@ impl ChangeLog {
         lookup: impl FnOnce() -> Option<usize>,
     ) -> Option<usize> {
         let index = filter.from.and_then(|from| from.checked_add(hint));
-        let live = |&i: &usize| entity != TOMBSTONE && self.entities.get(i) == Some(&entity);
+        let (entities, entries) = self.list(filter);
+        let live = |&i: &usize| entity != TOMBSTONE && entities.get(i) == Some(&entity);
         let (slot, own) = match index.filter(live) {
             // A live entry: its slot holds `entity`, its stamp is the
-            // slot's own latest (see `check`). A tombstone is no one's.
+            // slot's own latest, or its add (see `check`). A tombstone is
+            // no one's.
             Some(i) => {
-                let Entry { stamp, slot } = self.entries[i];
+                let Entry { stamp, slot } = entries[i];
                 (slot as usize, stamp)
             }
             None => {
                 let slot = lookup()?;
-                (slot, self.latest.get(slot).map_or(0, |latest| latest.stamp))
+                let own = if filter.added {
+                    self.added_at(slot)
+                } else {
+                    self.latest.get(slot).map_or(0, |latest| latest.stamp)
+                };
+                (slot, own)
             }
         };
         self.passes(filter, slot, own).then_some(slot)
@@ -569,7 +628,16 @@ impl ChangeLog {
             stamp: self.now,
             prev: 0,
         });
-        self.added.push(self.now);
+        let birth = self.born.len() as u32;
+        self.born.push(entity);
+        self.births.push(Entry {
+            stamp: self.now,
+            slot: slot as u32,
+        });
+        self.added.push(Birth {
+            stamp: self.now,
+            entry: birth,
+        });
         self.compact_if_sparse();
     }
 
@@ -608,13 +676,18 @@ impl ChangeLog {
 
     fn removed(&mut self, slot: usize, entity: Entity) {
         let old = self.latest.swap_remove(slot).entry;
-        self.added.swap_remove(slot);
+        let birth = self.added.swap_remove(slot).entry;
         self.entities[old as usize] = TOMBSTONE;
-        // The last slot moved into `slot`: its entry follows it.
-        if let Some(moved) = self.latest.get(slot) {
+        self.born[birth as usize] = TOMBSTONE;
+        // The last slot moved into `slot`: its entries follow it.
+        if let (Some(moved), Some(born)) = (self.latest.get(slot), self.added.get(slot)) {
             self.entries[moved.entry as usize].slot = slot as u32;
+            self.births[born.entry as usize].slot = slot as u32;
         }
         self.removals.push(self.now, entity);
+        if self.born.len() > 2 * self.added.len() + 32 {
+            self.compact_births();
+        }
     }
 
     fn swapped(&mut self, a: usize, b: usize) {
@@ -623,6 +696,8 @@ impl ChangeLog {
         for slot in [a, b] {
             let entry = self.latest[slot].entry;
             self.entries[entry as usize].slot = slot as u32;
+            let birth = self.added[slot].entry;
+            self.births[birth as usize].slot = slot as u32;
         }
     }
 
@@ -632,6 +707,8 @@ impl ChangeLog {
         }
         self.entities.clear();
         self.entries.clear();
+        self.born.clear();
+        self.births.clear();
         self.latest.clear();
         self.added.clear();
     }
@@ -646,28 +723,24 @@ impl ChangeLog {
         }
     }
 
-    /// Moves the live entries to the front, in order, and drops the rest.
+    /// Drops the tombstones of the changes.
     #[cold]
     #[inline(never)]
     fn compact(&mut self) {
-        let len = self.entities.len().min(self.entries.len());
-        let (entities, entries) = (&mut self.entities[..len], &mut self.entries[..len]);
         let latest = &mut self.latest[..];
-        let mut kept = 0;
-        for read in 0..len {
-            let entity = entities[read];
-            if entity == TOMBSTONE {
-                continue;
-            }
-            let entry = entries[read];
-            // `kept <= read < len`: both in bounds.
-            entities[kept] = entity;
-            entries[kept] = entry;
-            latest[entry.slot as usize].entry = kept as u32;
-            kept += 1;
-        }
-        self.entities.truncate(kept);
-        self.entries.truncate(kept);
+        compact(&mut self.entities, &mut self.entries, |slot, entry| {
+            latest[slot].entry = entry;
+        });
+    }
+
+    /// Drops the tombstones of the births.
+    #[cold]
+    #[inline(never)]
+    fn compact_births(&mut self) {
+        let added = &mut self.added[..];
+        compact(&mut self.born, &mut self.births, |slot, entry| {
+            added[slot].entry = entry;
+        });
     }
 
     #[cfg(any(test, feature = "testing", feature = "serde"))]
@@ -680,8 +753,35 @@ impl ChangeLog {
                 dense.len()
             ));
         }
-        if self.entities.len() != self.entries.len() {
+        if self.entities.len() != self.entries.len() || self.born.len() != self.births.len() {
             return Err("the change log's entities and entries differ in number".into());
+        }
+        if self.births.windows(2).any(|w| w[0].stamp > w[1].stamp) {
+            return Err("the births are out of stamp order".into());
+        }
+        let mut born = 0;
+        for (index, &entity) in self.born.iter().enumerate() {
+            if entity == TOMBSTONE {
+                continue;
+            }
+            born += 1;
+            let Entry { stamp, slot } = self.births[index];
+            let birth = self.added[slot as usize];
+            if dense.get(slot as usize) != Some(&entity)
+                || birth.entry != index as u32
+                || birth.stamp != stamp
+            {
+                return Err(format!(
+                    "the birth {index} ({entity:?}) is not its slot's live birth"
+                ));
+            }
+        }
+        if born != self.added.len() || self.born.len() > 2 * self.added.len() + 32 {
+            return Err(format!(
+                "the change log has {born} live births of {} for {} slots",
+                self.born.len(),
+                self.added.len()
+            ));
         }
         if self.entries.windows(2).any(|w| w[0].stamp > w[1].stamp) {
             return Err("the change log is out of stamp order".into());
@@ -729,6 +829,34 @@ impl ChangeLog {
         }
         Ok(())
     }
+}
+
+/// Moves the live entries of a list (`entities` not [`TOMBSTONE`], and
+/// beside each its `entries`) to its front, in order, drops the rest, and
+/// tells `moved(slot, index)` the new index of each live entry.
+#[inline(always)]
+fn compact(
+    entities: &mut Vec<Entity>,
+    entries: &mut Vec<Entry>,
+    mut moved: impl FnMut(usize, u32),
+) {
+    let len = entities.len().min(entries.len());
+    let (live, beside) = (&mut entities[..len], &mut entries[..len]);
+    let mut kept = 0;
+    for read in 0..len {
+        let entity = live[read];
+        if entity == TOMBSTONE {
+            continue;
+        }
+        let entry = beside[read];
+        // `kept <= read < len`: both in bounds.
+        live[kept] = entity;
+        beside[kept] = entry;
+        moved(entry.slot as usize, kept as u32);
+        kept += 1;
+    }
+    entities.truncate(kept);
+    entries.truncate(kept);
 }
 
 /// The stamp, of a value's latest change `latest` and the one before it
@@ -837,5 +965,131 @@ mod tests {
             until: u64::MAX,
         };
         assert_eq!(live(&log, now, &dense), vec![last]);
+    }
+
+    /// The entities that pass `filter`, each once, in candidate order.
+    fn passing(log: &ChangeLog, filter: Filter, dense: &[Entity]) -> Vec<Entity> {
+        log.candidates(filter, dense)
+            .iter()
+            .enumerate()
+            .filter_map(|(place, &e)| {
+                let slot = log.pass(filter, e, place, || dense.iter().position(|&d| d == e))?;
+                assert_eq!(dense[slot], e, "the slot found holds the entity");
+                Some(e)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn added_candidates_are_the_births_since_the_window_not_the_changes() {
+        let mut log = ChangeLog::NEW;
+        let mut dense: Vec<Entity> = (0..10).map(entity).collect();
+        for &e in &dense {
+            log.pushed(e);
+        }
+        log.tick();
+        let since = log.now();
+        for _ in 0..5 {
+            for (slot, &e) in dense.iter().enumerate() {
+                log.changed(slot, e);
+            }
+            log.tick();
+        }
+        let (a, b, c) = (entity(10), entity(11), entity(12));
+        for e in [a, b, c] {
+            dense.push(e);
+            log.pushed(e);
+        }
+        // An old value leaves (`c` moves into its slot), `a` leaves and
+        // comes back (one live birth), `b` changes (still added).
+        log.removed(0, dense[0]);
+        dense.swap_remove(0);
+        let slot_a = dense.iter().position(|&d| d == a).unwrap();
+        log.removed(slot_a, a);
+        dense.swap_remove(slot_a);
+        dense.push(a);
+        log.pushed(a);
+        let slot_b = dense.iter().position(|&d| d == b).unwrap();
+        log.changed(slot_b, b);
+        log.check(&dense).unwrap();
+
+        let window = Window {
+            since,
+            until: u64::MAX,
+        };
+        let added = log.filter(window, true);
+        assert_eq!(
+            log.candidates(added, &dense).len(),
+            4,
+            "the births since the window's start (a tombstone among them), not the 50 changes"
+        );
+        assert_eq!(passing(&log, added, &dense), [b, c, a]);
+        // A driven walk reads the slot beside each birth.
+        let candidates = log.candidates(added, &dense);
+        let tail = log
+            .tail(added, candidates)
+            .expect("its own candidates drive");
+        let driven: Vec<Entity> = candidates
+            .iter()
+            .enumerate()
+            .filter_map(|(place, &e)| {
+                let slot = log.pass_driven(added, tail, e, place, || unreachable!())?;
+                assert_eq!(dense[slot], e);
+                Some(e)
+            })
+            .collect();
+        assert_eq!(driven, [b, c, a]);
+        // A window that ends before the adds sees none; one from the start
+        // sees every stored value.
+        let before = Window {
+            since,
+            until: since + 1,
+        };
+        assert!(passing(&log, log.filter(before, true), &dense).is_empty());
+        let all = Window {
+            since: 0,
+            until: u64::MAX,
+        };
+        assert_eq!(
+            passing(&log, log.filter(all, true), &dense).len(),
+            dense.len()
+        );
+        // The changed filter still finds every change.
+        assert_eq!(
+            passing(&log, log.filter(window, false), &dense).len(),
+            dense.len()
+        );
+    }
+
+    #[test]
+    fn births_drop_their_tombstones() {
+        let mut log = ChangeLog::NEW;
+        let mut dense: Vec<Entity> = (0..4).map(entity).collect();
+        for &e in &dense {
+            log.pushed(e);
+        }
+        for round in 0..300u32 {
+            let e = entity(100 + round);
+            dense.push(e);
+            log.pushed(e);
+            // The oldest value leaves: the last one moves into its slot.
+            log.removed(0, dense[0]);
+            dense.swap_remove(0);
+            if round % 7 == 0 {
+                log.swapped(0, 1);
+                dense.swap(0, 1);
+            }
+            log.check(&dense).unwrap();
+            assert!(log.born.len() <= 2 * dense.len() + 32);
+        }
+        let all = Window {
+            since: 0,
+            until: u64::MAX,
+        };
+        let mut seen = passing(&log, log.filter(all, true), &dense);
+        seen.sort_by_key(|e| e.index());
+        let mut stored = dense.clone();
+        stored.sort_by_key(|e| e.index());
+        assert_eq!(seen, stored);
     }
 }
