@@ -314,9 +314,18 @@ pub(crate) struct ChangeLog {
     /// The entries: an entity (or [`TOMBSTONE`]), and beside it its stamp
     /// and the dense slot of a live entry's value, in stamp order. The
     /// entities are a slice of their own: a walk of candidates follows
-    /// them.
-    entities: Vec<Entity>,
-    entries: Vec<Entry>,
+    /// them. The first `len` of each vector are the entries; the rest is
+    /// room for more, so that a change writes two places it knows are
+    /// there (one check, `room`) instead of pushing twice (two checks, two
+    /// calls to grow that the caller keeps registers for); see
+    /// [`entities`](Self::entities) and [`entries`](Self::entries).
+    entity_room: Vec<Entity>,
+    entry_room: Vec<Entry>,
+    len: usize,
+    /// How many entries there may be before the next append makes room:
+    /// the vectors' length, or fewer, to drop the tombstones once they
+    /// outnumber the live entries (see [`make_room`](Self::make_room)).
+    room: usize,
     /// The births: an entity (or [`TOMBSTONE`]) and, beside it, the stamp
     /// it was added under and the dense slot of a live birth's value, in
     /// stamp order. Every stored value has one live birth.
@@ -361,8 +370,10 @@ impl ChangeLog {
         seen: 1,
         all: 0,
         all_prev: 0,
-        entities: Vec::new(),
-        entries: Vec::new(),
+        entity_room: Vec::new(),
+        entry_room: Vec::new(),
+        len: 0,
+        room: 0,
         born: Vec::new(),
         births: Vec::new(),
         latest: Vec::new(),
@@ -462,7 +473,7 @@ impl ChangeLog {
             Some(self.births.partition_point(|e| e.stamp < window.since))
         } else {
             (!window.contains(self.all_in(window)))
-                .then(|| self.entries.partition_point(|e| e.stamp < window.since))
+                .then(|| self.entries().partition_point(|e| e.stamp < window.since))
         };
         Filter {
             window,
@@ -491,8 +502,20 @@ impl ChangeLog {
         if filter.added {
             (&self.born, &self.births)
         } else {
-            (&self.entities, &self.entries)
+            (self.entities(), self.entries())
         }
+    }
+
+    /// The entities of the change log's entries.
+    #[inline(always)]
+    fn entities(&self) -> &[Entity] {
+        self.entity_room.get(..self.len).unwrap_or(&[])
+    }
+
+    /// The stamps and slots of the change log's entries.
+    #[inline(always)]
+    fn entries(&self) -> &[Entry] {
+        self.entry_room.get(..self.len).unwrap_or(&[])
     }
 
     /// The log's slots and stamps of `filter`'s candidates, if `driver` is
@@ -606,21 +629,57 @@ impl ChangeLog {
         self.removals.between(window.since, window.until)
     }
 
+    /// Appends an entry for `entity` in `slot` under the current stamp;
+    /// returns its index. `make_room` must have left room for it.
     #[inline(always)]
     fn append(&mut self, slot: usize, entity: Entity) -> u32 {
-        let index = self.entities.len() as u32;
-        self.entities.push(entity);
-        self.entries.push(Entry {
+        let index = self.len;
+        self.entity_room[index] = entity;
+        self.entry_room[index] = Entry {
             stamp: self.now,
             slot: slot as u32,
-        });
-        index
+        };
+        self.len = index + 1;
+        index as u32
+    }
+
+    /// The room the change log's entries may take before the tombstones
+    /// are dropped: twice the live entries (one per stored value), and 32.
+    #[inline(always)]
+    fn limit(&self) -> usize {
+        2 * self.latest.len() + 32
+    }
+
+    /// Makes room for one more entry: drops the tombstones if they
+    /// outnumber the live entries (amortised O(1) per change), else grows
+    /// the vectors. Leaves `len < room`.
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self) {
+        if self.len >= self.limit() {
+            let latest = &mut self.latest[..];
+            let len = self.len;
+            self.len = compact(
+                &mut self.entity_room[..len],
+                &mut self.entry_room[..len],
+                |slot, entry| latest[slot].entry = entry,
+            );
+        }
+        if self.len >= self.entity_room.len() {
+            let more = (2 * self.entity_room.len()).max(self.limit()).max(16);
+            self.entity_room.resize(more, TOMBSTONE);
+            self.entry_room.resize(more, Entry { stamp: 0, slot: 0 });
+        }
+        self.room = self.entity_room.len().min(self.limit().max(self.len + 1));
     }
 
     #[inline]
     fn pushed(&mut self, entity: Entity) {
         // A log with values has an identity (one without has no history).
         self.identify();
+        if self.len >= self.room {
+            self.make_room();
+        }
         let slot = self.latest.len();
         let entry = self.append(slot, entity);
         self.latest.push(Latest {
@@ -638,19 +697,25 @@ impl ChangeLog {
             stamp: self.now,
             entry: birth,
         });
-        self.compact_if_sparse();
+        // One more value: room for two more entries.
+        self.room = self.entity_room.len().min(self.limit());
     }
 
     /// The value of `entity` in `slot` changed now.
     ///
     /// Inlined into every walk that marks: a mark is a handful of loads
-    /// and stores (the slot's record, the old entry's tombstone, two
-    /// pushes), and a call would cost as much again.
+    /// and stores (the slot's record, the old entry's tombstone, the new
+    /// entry), and a call would cost as much again.
     #[inline(always)]
     pub(crate) fn changed(&mut self, slot: usize, entity: Entity) {
         let now = self.now;
         if self.all == now {
             return;
+        }
+        // Before the slot's record is read: dropping tombstones moves the
+        // entries.
+        if self.len >= self.room {
+            self.make_room();
         }
         let latest = &mut self.latest[slot];
         let Latest {
@@ -659,31 +724,33 @@ impl ChangeLog {
         if stamp == now {
             return;
         }
-        let entry = self.entities.len() as u32;
+        let index = self.len;
         *latest = Latest {
-            entry,
+            entry: index as u32,
             stamp: now,
             prev: stamp,
         };
-        self.entities[old as usize] = TOMBSTONE;
-        self.entities.push(entity);
-        self.entries.push(Entry {
+        self.entity_room[old as usize] = TOMBSTONE;
+        self.entity_room[index] = entity;
+        self.entry_room[index] = Entry {
             stamp: now,
             slot: slot as u32,
-        });
-        self.compact_if_sparse();
+        };
+        self.len = index + 1;
     }
 
     fn removed(&mut self, slot: usize, entity: Entity) {
         let old = self.latest.swap_remove(slot).entry;
         let birth = self.added.swap_remove(slot).entry;
-        self.entities[old as usize] = TOMBSTONE;
+        self.entity_room[old as usize] = TOMBSTONE;
         self.born[birth as usize] = TOMBSTONE;
         // The last slot moved into `slot`: its entries follow it.
         if let (Some(moved), Some(born)) = (self.latest.get(slot), self.added.get(slot)) {
-            self.entries[moved.entry as usize].slot = slot as u32;
+            self.entry_room[moved.entry as usize].slot = slot as u32;
             self.births[born.entry as usize].slot = slot as u32;
         }
+        // One value fewer: room for two fewer entries.
+        self.room = self.entity_room.len().min(self.limit());
         self.removals.push(self.now, entity);
         if self.born.len() > 2 * self.added.len() + 32 {
             self.compact_births();
@@ -695,7 +762,7 @@ impl ChangeLog {
         self.added.swap(a, b);
         for slot in [a, b] {
             let entry = self.latest[slot].entry;
-            self.entries[entry as usize].slot = slot as u32;
+            self.entry_room[entry as usize].slot = slot as u32;
             let birth = self.added[slot].entry;
             self.births[birth as usize].slot = slot as u32;
         }
@@ -705,32 +772,13 @@ impl ChangeLog {
         for &entity in entities {
             self.removals.push(self.now, entity);
         }
-        self.entities.clear();
-        self.entries.clear();
+        // The vectors stay, as room.
+        self.len = 0;
+        self.room = self.entity_room.len().min(32);
         self.born.clear();
         self.births.clear();
         self.latest.clear();
         self.added.clear();
-    }
-
-    /// Drops tombstones once they outnumber the stored values: amortised
-    /// O(1) per change. (Entries older than `all` are kept: `Added` still
-    /// finds its candidates among them.)
-    #[inline(always)]
-    fn compact_if_sparse(&mut self) {
-        if self.entities.len() > 2 * self.latest.len() + 32 {
-            self.compact();
-        }
-    }
-
-    /// Drops the tombstones of the changes.
-    #[cold]
-    #[inline(never)]
-    fn compact(&mut self) {
-        let latest = &mut self.latest[..];
-        compact(&mut self.entities, &mut self.entries, |slot, entry| {
-            latest[slot].entry = entry;
-        });
     }
 
     /// Drops the tombstones of the births.
@@ -738,9 +786,11 @@ impl ChangeLog {
     #[inline(never)]
     fn compact_births(&mut self) {
         let added = &mut self.added[..];
-        compact(&mut self.born, &mut self.births, |slot, entry| {
+        let kept = compact(&mut self.born, &mut self.births, |slot, entry| {
             added[slot].entry = entry;
         });
+        self.born.truncate(kept);
+        self.births.truncate(kept);
     }
 
     #[cfg(any(test, feature = "testing", feature = "serde"))]
@@ -753,7 +803,10 @@ impl ChangeLog {
                 dense.len()
             ));
         }
-        if self.entities.len() != self.entries.len() || self.born.len() != self.births.len() {
+        if self.entity_room.len() != self.entry_room.len()
+            || self.len > self.entity_room.len()
+            || self.born.len() != self.births.len()
+        {
             return Err("the change log's entities and entries differ in number".into());
         }
         if self.births.windows(2).any(|w| w[0].stamp > w[1].stamp) {
@@ -783,16 +836,16 @@ impl ChangeLog {
                 self.added.len()
             ));
         }
-        if self.entries.windows(2).any(|w| w[0].stamp > w[1].stamp) {
+        if self.entries().windows(2).any(|w| w[0].stamp > w[1].stamp) {
             return Err("the change log is out of stamp order".into());
         }
         let mut live = 0;
-        for (index, &entity) in self.entities.iter().enumerate() {
+        for (index, &entity) in self.entities().iter().enumerate() {
             if entity == TOMBSTONE {
                 continue;
             }
             live += 1;
-            let Entry { stamp, slot } = self.entries[index];
+            let Entry { stamp, slot } = self.entries()[index];
             let latest = self.latest[slot as usize];
             if dense.get(slot as usize) != Some(&entity)
                 || latest.entry != index as u32
@@ -814,7 +867,7 @@ impl ChangeLog {
                 self.latest.len()
             ));
         }
-        if self.entries.last().is_some_and(|e| e.stamp > self.now)
+        if self.entries().last().is_some_and(|e| e.stamp > self.now)
             || self.all > self.now
             || self.removals.keys().last().is_some_and(|&s| s > self.now)
         {
@@ -832,18 +885,21 @@ impl ChangeLog {
 }
 
 /// Moves the live entries of a list (`entities` not [`TOMBSTONE`], and
-/// beside each its `entries`) to its front, in order, drops the rest, and
-/// tells `moved(slot, index)` the new index of each live entry.
+/// beside each its `entries`) to its front, in order, tells
+/// `moved(slot, index)` the new index of each one that moved, and returns
+/// how many there are: the rest is to be dropped.
 #[inline(always)]
 fn compact(
-    entities: &mut Vec<Entity>,
-    entries: &mut Vec<Entry>,
+    entities: &mut [Entity],
+    entries: &mut [Entry],
     mut moved: impl FnMut(usize, u32),
-) {
+) -> usize {
     let len = entities.len().min(entries.len());
     let (live, beside) = (&mut entities[..len], &mut entries[..len]);
-    let mut kept = 0;
-    for read in 0..len {
+    // The live entries before the first tombstone stay where they are.
+    let first = live.iter().position(|&e| e == TOMBSTONE).unwrap_or(len);
+    let mut kept = first;
+    for read in first..len {
         let entity = live[read];
         if entity == TOMBSTONE {
             continue;
@@ -855,8 +911,7 @@ fn compact(
         moved(entry.slot as usize, kept as u32);
         kept += 1;
     }
-    entities.truncate(kept);
-    entries.truncate(kept);
+    kept
 }
 
 /// The stamp, of a value's latest change `latest` and the one before it
@@ -932,14 +987,14 @@ mod tests {
             let slot = round % 5;
             log.changed(slot, dense[slot]);
             log.changed(slot, dense[slot]);
+            let before = log.entities().len();
+            assert!(before <= 2 * dense.len() + 32, "compacted in time");
             if round == 100 {
                 // A swap-remove moves the last value under a live entry.
                 log.removed(2, dense[2]);
                 dense.swap_remove(2);
             }
-            let before = log.entities.len();
             log.check(&dense).unwrap();
-            assert!(before <= 2 * dense.len() + 33, "compacted in time");
             if round > 0 && before < 2 * dense.len() {
                 compactions += 1;
             }
@@ -1091,5 +1146,42 @@ mod tests {
         let mut stored = dense.clone();
         stored.sort_by_key(|e| e.index());
         assert_eq!(seen, stored);
+    }
+
+    #[test]
+    fn the_room_past_the_entries_is_never_read() {
+        let mut log = ChangeLog::NEW;
+        let dense: Vec<Entity> = (0..40).map(entity).collect();
+        for &e in &dense {
+            log.pushed(e);
+        }
+        for _ in 0..3 {
+            log.tick();
+            for (slot, &e) in dense.iter().enumerate() {
+                log.changed(slot, e);
+            }
+            log.check(&dense).unwrap();
+        }
+        // Everything leaves: the vectors stay as room, with old entries in
+        // them, and no window finds those.
+        log.removed_all(&dense);
+        assert!(log.entity_room.len() > 2, "the room stays");
+        let all = Window {
+            since: 0,
+            until: u64::MAX,
+        };
+        assert!(live(&log, all, &[]).is_empty());
+        assert!(passing(&log, log.filter(all, true), &[]).is_empty());
+        let fresh = [entity(100), entity(101)];
+        for &e in &fresh {
+            log.pushed(e);
+        }
+        log.tick();
+        log.changed(1, fresh[1]);
+        log.check(&fresh).unwrap();
+        assert_eq!(log.entities().len(), 3, "two adds and a change");
+        let mut found = live(&log, all, &fresh);
+        found.sort_by_key(|e| e.index());
+        assert_eq!(found, fresh);
     }
 }
