@@ -23,7 +23,12 @@
 //!   when they outnumber the live entries (amortised O(1) per change);
 //! * per dense slot: the index and stamp of the value's live entry (every
 //!   stored value has one: its add, or its latest change), and the stamp
-//!   it was added under;
+//!   it was added under with the index of its *birth*;
+//! * the births: a second list built the same way, of `(entity, stamp)`
+//!   entries in stamp order, one appended by each add and tombstoned by
+//!   the value's removal (never by a change), so an `Added` filter's
+//!   candidates are the values added since its window's start: O(added),
+//!   not O(changed). Tombstones are dropped as in the first list;
 //! * `all`: a stamp under which *every* value then stored changed at once
 //!   (`values_mut`, a whole-storage walk), so that handing out a whole
 //!   storage costs O(1) instead of one entry per value;
@@ -37,7 +42,9 @@
 //! An observer looks at a window of stamps `[since, until)`. The entities
 //! changed in it are the live entries from the first stamp `>= since` on
 //! (found by binary search), or, if `all` is in the window, every stored
-//! entity: either way O(changed), never a scan of the storage.
+//! entity: either way O(changed), never a scan of the storage. The
+//! entities added in it are the live births from the first stamp `>=
+//! since` on: O(added).
 //!
 //! Stamps mean something only within one log: the log has an identity (see
 //! `log.rs`), new for a new or cloned storage and for a loaded one, and an
@@ -261,7 +268,8 @@ impl Window {
 
 /// What a change filter (`Changed`, `Added`) passes: the values whose
 /// latest change (or add, if `added`) is in `window`. `from` is where its
-/// candidates start in the log, `None` if every stored entity is one.
+/// candidates start in the log (the births, if `added`), `None` if every
+/// stored entity is one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Filter {
     window: Window,
@@ -269,12 +277,27 @@ pub(crate) struct Filter {
     from: Option<usize>,
 }
 
-/// The log's slots and stamps from a filter's first candidate on (see
+impl Filter {
+    /// Whether it is an `Added` filter (its candidates are the births).
+    #[inline(always)]
+    pub(crate) fn added(&self) -> bool {
+        self.added
+    }
+}
+
+/// The log's stamps and slots from a filter's first candidate on (see
 /// [`ChangeLog::tail`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Tail<'a> {
-    slots: &'a [u32],
-    stamps: &'a [u64],
+    entries: &'a [Entry],
+}
+
+/// A log entry's stamp and the dense slot of its value, side by side: a
+/// change appends both with one push, and a walk reads both together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    stamp: u64,
+    slot: u32,
 }
 
 /// The record of a tracked storage. See the [module docs](self).
@@ -288,18 +311,41 @@ pub(crate) struct ChangeLog {
     /// and under `all_prev` before that.
     all: u64,
     all_prev: u64,
-    /// The entries: an entity (or [`TOMBSTONE`]) and its stamp, in stamp
-    /// order; the dense slot of each live entry.
-    entities: Vec<Entity>,
-    stamps: Vec<u64>,
-    slots: Vec<u32>,
+    /// The entries: an entity (or [`TOMBSTONE`]), and beside it its stamp
+    /// and the dense slot of a live entry's value, in stamp order. The
+    /// entities are a slice of their own: a walk of candidates follows
+    /// them. The first `len` of each vector are the entries; the rest is
+    /// room for more, so that a change writes two places it knows are
+    /// there (one check, `room`) instead of pushing twice (two checks, two
+    /// calls to grow that the caller keeps registers for); see
+    /// [`entities`](Self::entities) and [`entries`](Self::entries).
+    entity_room: Vec<Entity>,
+    entry_room: Vec<Entry>,
+    len: usize,
+    /// How many entries there may be before the next append makes room:
+    /// the vectors' length, or fewer, to drop the tombstones once they
+    /// outnumber the live entries (see [`make_room`](Self::make_room)).
+    room: usize,
+    /// The births: an entity (or [`TOMBSTONE`]) and, beside it, the stamp
+    /// it was added under and the dense slot of a live birth's value, in
+    /// stamp order. Every stored value has one live birth.
+    born: Vec<Entity>,
+    births: Vec<Entry>,
     /// Per dense slot: its live entry, that entry's stamp and the stamp of
     /// the slot's change before it, side by side (a change reads them
-    /// together: one cache line), and the stamp it was added under.
+    /// together: one cache line), and its birth.
     latest: Vec<Latest>,
-    added: Vec<u64>,
+    added: Vec<Birth>,
     /// Removals, under their stamps; its identity is the whole log's.
     removals: Log<Entity>,
+}
+
+/// A slot's birth: the stamp it was added under and the index of its
+/// live entry among the births.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Birth {
+    stamp: u64,
+    entry: u32,
 }
 
 /// A slot's live entry in the log (every stored value has one: its add
@@ -324,9 +370,12 @@ impl ChangeLog {
         seen: 1,
         all: 0,
         all_prev: 0,
-        entities: Vec::new(),
-        stamps: Vec::new(),
-        slots: Vec::new(),
+        entity_room: Vec::new(),
+        entry_room: Vec::new(),
+        len: 0,
+        room: 0,
+        born: Vec::new(),
+        births: Vec::new(),
         latest: Vec::new(),
         added: Vec::new(),
         removals: Log::NEW,
@@ -412,15 +461,20 @@ impl ChangeLog {
     /// The stamp the value in `slot` was added under.
     #[inline]
     pub(crate) fn added_at(&self, slot: usize) -> u64 {
-        self.added.get(slot).copied().unwrap_or(0)
+        self.added.get(slot).map_or(0, |birth| birth.stamp)
     }
 
     /// The change filter for `window`: one binary search for where its
-    /// candidates start.
+    /// candidates start (among the births, for an `Added` filter: a change
+    /// of every value is no add).
     #[inline]
     pub(crate) fn filter(&self, window: Window, added: bool) -> Filter {
-        let from = (!window.contains(self.all_in(window)))
-            .then(|| self.stamps.partition_point(|&s| s < window.since));
+        let from = if added {
+            Some(self.births.partition_point(|e| e.stamp < window.since))
+        } else {
+            (!window.contains(self.all_in(window)))
+                .then(|| self.entries().partition_point(|e| e.stamp < window.since))
+        };
         Filter {
             window,
             added,
@@ -429,15 +483,39 @@ impl ChangeLog {
     }
 
     /// The entities that may pass `filter`, each at most once: the log's
-    /// from the filter's first candidate on, or, if every stored entity may,
-    /// `stored` (the storage's own). Tombstones may be among them: they
-    /// match no stored entity.
+    /// (or the births', for an `Added` filter) from the filter's first
+    /// candidate on, or, if every stored entity may, `stored` (the
+    /// storage's own). Tombstones may be among them: they match no stored
+    /// entity.
     #[inline]
     pub(crate) fn candidates<'a>(&'a self, filter: Filter, stored: &'a [Entity]) -> &'a [Entity] {
         match filter.from {
-            Some(from) => self.entities.get(from..).unwrap_or(&[]),
+            Some(from) => self.list(filter).0.get(from..).unwrap_or(&[]),
             None => stored,
         }
+    }
+
+    /// The list `filter`'s candidates come from: the births for an `Added`
+    /// filter, the changes otherwise.
+    #[inline(always)]
+    fn list(&self, filter: Filter) -> (&[Entity], &[Entry]) {
+        if filter.added {
+            (&self.born, &self.births)
+        } else {
+            (self.entities(), self.entries())
+        }
+    }
+
+    /// The entities of the change log's entries.
+    #[inline(always)]
+    fn entities(&self) -> &[Entity] {
+        self.entity_room.get(..self.len).unwrap_or(&[])
+    }
+
+    /// The stamps and slots of the change log's entries.
+    #[inline(always)]
+    fn entries(&self) -> &[Entry] {
+        self.entry_room.get(..self.len).unwrap_or(&[])
     }
 
     /// The log's slots and stamps of `filter`'s candidates, if `driver` is
@@ -449,10 +527,10 @@ impl ChangeLog {
     #[inline]
     pub(crate) fn tail(&self, filter: Filter, driver: &[Entity]) -> Option<Tail<'_>> {
         let from = filter.from?;
-        let candidates = self.entities.get(from..)?;
+        let (entities, entries) = self.list(filter);
+        let candidates = entities.get(from..)?;
         core::ptr::eq(candidates, driver).then(|| Tail {
-            slots: &self.slots[from..],
-            stamps: &self.stamps[from..],
+            entries: &entries[from..],
         })
     }
 
@@ -460,7 +538,7 @@ impl ChangeLog {
     /// by the candidates `tail` was made for: `entity` is the candidate at
     /// `place` among them (the walk's own hint). A place outside them (a
     /// lookup by handle) falls back to [`pass`](Self::pass).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pass_driven(
         &self,
         filter: Filter,
@@ -469,11 +547,13 @@ impl ChangeLog {
         place: usize,
         lookup: impl FnOnce() -> Option<usize>,
     ) -> Option<usize> {
-        let (Some(&slot), Some(&own)) = (tail.slots.get(place), tail.stamps.get(place)) else {
+        let Some(&Entry { stamp: own, slot }) = tail.entries.get(place) else {
             return self.pass(filter, entity, place, lookup);
         };
         debug_assert_eq!(
-            filter.from.and_then(|from| self.entities.get(from + place)),
+            filter
+                .from
+                .and_then(|from| self.list(filter).0.get(from + place)),
             Some(&entity),
             "a driven walk's hint is the entity's place among the candidates"
         );
@@ -485,14 +565,15 @@ impl ChangeLog {
         self.passes(filter, slot, own).then_some(slot)
     }
 
-    /// Whether the value in `slot`, whose own latest change is under
-    /// `own`, passes `filter`: added in its window, or changed in it (its
-    /// own latest change before the window's end, or every value's).
+    /// Whether the value in `slot`, whose own latest change (or add, for
+    /// an `Added` filter) is under `own`, passes `filter`: added in its
+    /// window, or changed in it (its own latest change before the window's
+    /// end, or every value's).
     #[inline]
     fn passes(&self, filter: Filter, slot: usize, own: u64) -> bool {
         let window = filter.window;
         if filter.added {
-            return window.contains(self.added_at(slot));
+            return window.contains(own);
         }
         // The window ends at `until`: a change under a later stamp (the
         // current one, for an observer looking now) stands in front of the
@@ -519,14 +600,24 @@ impl ChangeLog {
         lookup: impl FnOnce() -> Option<usize>,
     ) -> Option<usize> {
         let index = filter.from.and_then(|from| from.checked_add(hint));
-        let live = |&i: &usize| entity != TOMBSTONE && self.entities.get(i) == Some(&entity);
+        let (entities, entries) = self.list(filter);
+        let live = |&i: &usize| entity != TOMBSTONE && entities.get(i) == Some(&entity);
         let (slot, own) = match index.filter(live) {
             // A live entry: its slot holds `entity`, its stamp is the
-            // slot's own latest (see `check`). A tombstone is no one's.
-            Some(i) => (self.slots[i] as usize, self.stamps[i]),
+            // slot's own latest, or its add (see `check`). A tombstone is
+            // no one's.
+            Some(i) => {
+                let Entry { stamp, slot } = entries[i];
+                (slot as usize, stamp)
+            }
             None => {
                 let slot = lookup()?;
-                (slot, self.latest.get(slot).map_or(0, |latest| latest.stamp))
+                let own = if filter.added {
+                    self.added_at(slot)
+                } else {
+                    self.latest.get(slot).map_or(0, |latest| latest.stamp)
+                };
+                (slot, own)
             }
         };
         self.passes(filter, slot, own).then_some(slot)
@@ -538,19 +629,57 @@ impl ChangeLog {
         self.removals.between(window.since, window.until)
     }
 
-    #[inline]
+    /// Appends an entry for `entity` in `slot` under the current stamp;
+    /// returns its index. `make_room` must have left room for it.
+    #[inline(always)]
     fn append(&mut self, slot: usize, entity: Entity) -> u32 {
-        let index = self.entities.len() as u32;
-        self.entities.push(entity);
-        self.stamps.push(self.now);
-        self.slots.push(slot as u32);
-        index
+        let index = self.len;
+        self.entity_room[index] = entity;
+        self.entry_room[index] = Entry {
+            stamp: self.now,
+            slot: slot as u32,
+        };
+        self.len = index + 1;
+        index as u32
+    }
+
+    /// The room the change log's entries may take before the tombstones
+    /// are dropped: twice the live entries (one per stored value), and 32.
+    #[inline(always)]
+    fn limit(&self) -> usize {
+        2 * self.latest.len() + 32
+    }
+
+    /// Makes room for one more entry: drops the tombstones if they
+    /// outnumber the live entries (amortised O(1) per change), else grows
+    /// the vectors. Leaves `len < room`.
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self) {
+        if self.len >= self.limit() {
+            let latest = &mut self.latest[..];
+            let len = self.len;
+            self.len = compact(
+                &mut self.entity_room[..len],
+                &mut self.entry_room[..len],
+                |slot, entry| latest[slot].entry = entry,
+            );
+        }
+        if self.len >= self.entity_room.len() {
+            let more = (2 * self.entity_room.len()).max(self.limit()).max(16);
+            self.entity_room.resize(more, TOMBSTONE);
+            self.entry_room.resize(more, Entry { stamp: 0, slot: 0 });
+        }
+        self.room = self.entity_room.len().min(self.limit().max(self.len + 1));
     }
 
     #[inline]
     fn pushed(&mut self, entity: Entity) {
         // A log with values has an identity (one without has no history).
         self.identify();
+        if self.len >= self.room {
+            self.make_room();
+        }
         let slot = self.latest.len();
         let entry = self.append(slot, entity);
         self.latest.push(Latest {
@@ -558,41 +687,74 @@ impl ChangeLog {
             stamp: self.now,
             prev: 0,
         });
-        self.added.push(self.now);
-        self.compact_if_sparse();
+        let birth = self.born.len() as u32;
+        self.born.push(entity);
+        self.births.push(Entry {
+            stamp: self.now,
+            slot: slot as u32,
+        });
+        self.added.push(Birth {
+            stamp: self.now,
+            entry: birth,
+        });
+        // One more value: room for two more entries.
+        self.room = self.entity_room.len().min(self.limit());
     }
 
     /// The value of `entity` in `slot` changed now.
-    #[inline]
+    ///
+    /// Inlined into every walk that marks: a mark is a handful of loads
+    /// and stores (the slot's record, the old entry's tombstone, the new
+    /// entry), and a call would cost as much again.
+    #[inline(always)]
     pub(crate) fn changed(&mut self, slot: usize, entity: Entity) {
-        if self.all == self.now {
+        let now = self.now;
+        if self.all == now {
             return;
         }
+        // Before the slot's record is read: dropping tombstones moves the
+        // entries.
+        if self.len >= self.room {
+            self.make_room();
+        }
+        let latest = &mut self.latest[slot];
         let Latest {
             entry: old, stamp, ..
-        } = self.latest[slot];
-        if stamp == self.now {
+        } = *latest;
+        if stamp == now {
             return;
         }
-        self.entities[old as usize] = TOMBSTONE;
-        let entry = self.append(slot, entity);
-        self.latest[slot] = Latest {
-            entry,
-            stamp: self.now,
+        let index = self.len;
+        *latest = Latest {
+            entry: index as u32,
+            stamp: now,
             prev: stamp,
         };
-        self.compact_if_sparse();
+        self.entity_room[old as usize] = TOMBSTONE;
+        self.entity_room[index] = entity;
+        self.entry_room[index] = Entry {
+            stamp: now,
+            slot: slot as u32,
+        };
+        self.len = index + 1;
     }
 
     fn removed(&mut self, slot: usize, entity: Entity) {
         let old = self.latest.swap_remove(slot).entry;
-        self.added.swap_remove(slot);
-        self.entities[old as usize] = TOMBSTONE;
-        // The last slot moved into `slot`: its entry follows it.
-        if let Some(moved) = self.latest.get(slot) {
-            self.slots[moved.entry as usize] = slot as u32;
+        let birth = self.added.swap_remove(slot).entry;
+        self.entity_room[old as usize] = TOMBSTONE;
+        self.born[birth as usize] = TOMBSTONE;
+        // The last slot moved into `slot`: its entries follow it.
+        if let (Some(moved), Some(born)) = (self.latest.get(slot), self.added.get(slot)) {
+            self.entry_room[moved.entry as usize].slot = slot as u32;
+            self.births[born.entry as usize].slot = slot as u32;
         }
+        // One value fewer: room for two fewer entries.
+        self.room = self.entity_room.len().min(self.limit());
         self.removals.push(self.now, entity);
+        if self.born.len() > 2 * self.added.len() + 32 {
+            self.compact_births();
+        }
     }
 
     fn swapped(&mut self, a: usize, b: usize) {
@@ -600,7 +762,9 @@ impl ChangeLog {
         self.added.swap(a, b);
         for slot in [a, b] {
             let entry = self.latest[slot].entry;
-            self.slots[entry as usize] = slot as u32;
+            self.entry_room[entry as usize].slot = slot as u32;
+            let birth = self.added[slot].entry;
+            self.births[birth as usize].slot = slot as u32;
         }
     }
 
@@ -608,41 +772,25 @@ impl ChangeLog {
         for &entity in entities {
             self.removals.push(self.now, entity);
         }
-        self.entities.clear();
-        self.stamps.clear();
-        self.slots.clear();
+        // The vectors stay, as room.
+        self.len = 0;
+        self.room = self.entity_room.len().min(32);
+        self.born.clear();
+        self.births.clear();
         self.latest.clear();
         self.added.clear();
     }
 
-    /// Drops tombstones once they outnumber the stored values: amortised
-    /// O(1) per change. (Entries older than `all` are kept: `Added` still
-    /// finds its candidates among them.)
-    #[inline]
-    fn compact_if_sparse(&mut self) {
-        if self.entities.len() > 2 * self.latest.len() + 32 {
-            self.compact();
-        }
-    }
-
+    /// Drops the tombstones of the births.
     #[cold]
-    fn compact(&mut self) {
-        let mut kept = 0;
-        for read in 0..self.entities.len() {
-            let entity = self.entities[read];
-            if entity == TOMBSTONE {
-                continue;
-            }
-            let slot = self.slots[read] as usize;
-            self.entities[kept] = entity;
-            self.stamps[kept] = self.stamps[read];
-            self.slots[kept] = slot as u32;
-            self.latest[slot].entry = kept as u32;
-            kept += 1;
-        }
-        self.entities.truncate(kept);
-        self.stamps.truncate(kept);
-        self.slots.truncate(kept);
+    #[inline(never)]
+    fn compact_births(&mut self) {
+        let added = &mut self.added[..];
+        let kept = compact(&mut self.born, &mut self.births, |slot, entry| {
+            added[slot].entry = entry;
+        });
+        self.born.truncate(kept);
+        self.births.truncate(kept);
     }
 
     #[cfg(any(test, feature = "testing", feature = "serde"))]
@@ -655,20 +803,53 @@ impl ChangeLog {
                 dense.len()
             ));
         }
-        if self.stamps.windows(2).any(|w| w[0] > w[1]) {
+        if self.entity_room.len() != self.entry_room.len()
+            || self.len > self.entity_room.len()
+            || self.born.len() != self.births.len()
+        {
+            return Err("the change log's entities and entries differ in number".into());
+        }
+        if self.births.windows(2).any(|w| w[0].stamp > w[1].stamp) {
+            return Err("the births are out of stamp order".into());
+        }
+        let mut born = 0;
+        for (index, &entity) in self.born.iter().enumerate() {
+            if entity == TOMBSTONE {
+                continue;
+            }
+            born += 1;
+            let Entry { stamp, slot } = self.births[index];
+            let birth = self.added[slot as usize];
+            if dense.get(slot as usize) != Some(&entity)
+                || birth.entry != index as u32
+                || birth.stamp != stamp
+            {
+                return Err(format!(
+                    "the birth {index} ({entity:?}) is not its slot's live birth"
+                ));
+            }
+        }
+        if born != self.added.len() || self.born.len() > 2 * self.added.len() + 32 {
+            return Err(format!(
+                "the change log has {born} live births of {} for {} slots",
+                self.born.len(),
+                self.added.len()
+            ));
+        }
+        if self.entries().windows(2).any(|w| w[0].stamp > w[1].stamp) {
             return Err("the change log is out of stamp order".into());
         }
         let mut live = 0;
-        for (index, &entity) in self.entities.iter().enumerate() {
+        for (index, &entity) in self.entities().iter().enumerate() {
             if entity == TOMBSTONE {
                 continue;
             }
             live += 1;
-            let slot = self.slots[index] as usize;
-            let latest = self.latest[slot];
-            if dense.get(slot) != Some(&entity)
+            let Entry { stamp, slot } = self.entries()[index];
+            let latest = self.latest[slot as usize];
+            if dense.get(slot as usize) != Some(&entity)
                 || latest.entry != index as u32
-                || latest.stamp != self.stamps[index]
+                || latest.stamp != stamp
             {
                 return Err(format!(
                     "the change log's entry {index} ({entity:?}) is not its slot's live entry"
@@ -686,7 +867,7 @@ impl ChangeLog {
                 self.latest.len()
             ));
         }
-        if self.stamps.last().is_some_and(|&s| s > self.now)
+        if self.entries().last().is_some_and(|e| e.stamp > self.now)
             || self.all > self.now
             || self.removals.keys().last().is_some_and(|&s| s > self.now)
         {
@@ -701,6 +882,36 @@ impl ChangeLog {
         }
         Ok(())
     }
+}
+
+/// Moves the live entries of a list (`entities` not [`TOMBSTONE`], and
+/// beside each its `entries`) to its front, in order, tells
+/// `moved(slot, index)` the new index of each one that moved, and returns
+/// how many there are: the rest is to be dropped.
+#[inline(always)]
+fn compact(
+    entities: &mut [Entity],
+    entries: &mut [Entry],
+    mut moved: impl FnMut(usize, u32),
+) -> usize {
+    let len = entities.len().min(entries.len());
+    let (live, beside) = (&mut entities[..len], &mut entries[..len]);
+    // The live entries before the first tombstone stay where they are.
+    let first = live.iter().position(|&e| e == TOMBSTONE).unwrap_or(len);
+    let mut kept = first;
+    for read in first..len {
+        let entity = live[read];
+        if entity == TOMBSTONE {
+            continue;
+        }
+        let entry = beside[read];
+        // `kept <= read < len`: both in bounds.
+        live[kept] = entity;
+        beside[kept] = entry;
+        moved(entry.slot as usize, kept as u32);
+        kept += 1;
+    }
+    kept
 }
 
 /// The stamp, of a value's latest change `latest` and the one before it
@@ -737,4 +948,240 @@ impl Pick for Select<true> {
 
 impl Pick for Select<false> {
     type Track = Untracked;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn entity(index: u32) -> Entity {
+        Entity::new(index, NonZeroU32::MIN)
+    }
+
+    /// The live entries of `log` among the candidates of `window`.
+    fn live(log: &ChangeLog, window: Window, dense: &[Entity]) -> Vec<Entity> {
+        let filter = log.filter(window, false);
+        let candidates = log.candidates(filter, dense);
+        candidates
+            .iter()
+            .enumerate()
+            .filter_map(|(place, &e)| {
+                log.pass(filter, e, place, || dense.iter().position(|&d| d == e))
+                    .map(|_| e)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn compaction_keeps_each_value_s_latest_entry_and_its_slot() {
+        let mut log = ChangeLog::NEW;
+        let mut dense: Vec<Entity> = (0..6).map(entity).collect();
+        for &e in &dense {
+            log.pushed(e);
+        }
+        let mut compactions = 0;
+        for round in 0..200 {
+            log.tick();
+            // Slot 5 never changes; the others in turn, one twice a stamp.
+            let slot = round % 5;
+            log.changed(slot, dense[slot]);
+            log.changed(slot, dense[slot]);
+            let before = log.entities().len();
+            assert!(before <= 2 * dense.len() + 32, "compacted in time");
+            if round == 100 {
+                // A swap-remove moves the last value under a live entry.
+                log.removed(2, dense[2]);
+                dense.swap_remove(2);
+            }
+            log.check(&dense).unwrap();
+            if round > 0 && before < 2 * dense.len() {
+                compactions += 1;
+            }
+        }
+        assert!(compactions > 0);
+        // Every stored value once in the whole history; the last stamp's
+        // change alone in its window.
+        let mut all = live(
+            &log,
+            Window {
+                since: 0,
+                until: u64::MAX,
+            },
+            &dense,
+        );
+        all.sort_by_key(|e| e.index());
+        let mut stored = dense.clone();
+        stored.sort_by_key(|e| e.index());
+        assert_eq!(all, stored);
+        let last = dense[199 % 5];
+        let now = Window {
+            since: log.now(),
+            until: u64::MAX,
+        };
+        assert_eq!(live(&log, now, &dense), vec![last]);
+    }
+
+    /// The entities that pass `filter`, each once, in candidate order.
+    fn passing(log: &ChangeLog, filter: Filter, dense: &[Entity]) -> Vec<Entity> {
+        log.candidates(filter, dense)
+            .iter()
+            .enumerate()
+            .filter_map(|(place, &e)| {
+                let slot = log.pass(filter, e, place, || dense.iter().position(|&d| d == e))?;
+                assert_eq!(dense[slot], e, "the slot found holds the entity");
+                Some(e)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn added_candidates_are_the_births_since_the_window_not_the_changes() {
+        let mut log = ChangeLog::NEW;
+        let mut dense: Vec<Entity> = (0..10).map(entity).collect();
+        for &e in &dense {
+            log.pushed(e);
+        }
+        log.tick();
+        let since = log.now();
+        for _ in 0..5 {
+            for (slot, &e) in dense.iter().enumerate() {
+                log.changed(slot, e);
+            }
+            log.tick();
+        }
+        let (a, b, c) = (entity(10), entity(11), entity(12));
+        for e in [a, b, c] {
+            dense.push(e);
+            log.pushed(e);
+        }
+        // An old value leaves (`c` moves into its slot), `a` leaves and
+        // comes back (one live birth), `b` changes (still added).
+        log.removed(0, dense[0]);
+        dense.swap_remove(0);
+        let slot_a = dense.iter().position(|&d| d == a).unwrap();
+        log.removed(slot_a, a);
+        dense.swap_remove(slot_a);
+        dense.push(a);
+        log.pushed(a);
+        let slot_b = dense.iter().position(|&d| d == b).unwrap();
+        log.changed(slot_b, b);
+        log.check(&dense).unwrap();
+
+        let window = Window {
+            since,
+            until: u64::MAX,
+        };
+        let added = log.filter(window, true);
+        assert_eq!(
+            log.candidates(added, &dense).len(),
+            4,
+            "the births since the window's start (a tombstone among them), not the 50 changes"
+        );
+        assert_eq!(passing(&log, added, &dense), [b, c, a]);
+        // A driven walk reads the slot beside each birth.
+        let candidates = log.candidates(added, &dense);
+        let tail = log
+            .tail(added, candidates)
+            .expect("its own candidates drive");
+        let driven: Vec<Entity> = candidates
+            .iter()
+            .enumerate()
+            .filter_map(|(place, &e)| {
+                let slot = log.pass_driven(added, tail, e, place, || unreachable!())?;
+                assert_eq!(dense[slot], e);
+                Some(e)
+            })
+            .collect();
+        assert_eq!(driven, [b, c, a]);
+        // A window that ends before the adds sees none; one from the start
+        // sees every stored value.
+        let before = Window {
+            since,
+            until: since + 1,
+        };
+        assert!(passing(&log, log.filter(before, true), &dense).is_empty());
+        let all = Window {
+            since: 0,
+            until: u64::MAX,
+        };
+        assert_eq!(
+            passing(&log, log.filter(all, true), &dense).len(),
+            dense.len()
+        );
+        // The changed filter still finds every change.
+        assert_eq!(
+            passing(&log, log.filter(window, false), &dense).len(),
+            dense.len()
+        );
+    }
+
+    #[test]
+    fn births_drop_their_tombstones() {
+        let mut log = ChangeLog::NEW;
+        let mut dense: Vec<Entity> = (0..4).map(entity).collect();
+        for &e in &dense {
+            log.pushed(e);
+        }
+        for round in 0..300u32 {
+            let e = entity(100 + round);
+            dense.push(e);
+            log.pushed(e);
+            // The oldest value leaves: the last one moves into its slot.
+            log.removed(0, dense[0]);
+            dense.swap_remove(0);
+            if round % 7 == 0 {
+                log.swapped(0, 1);
+                dense.swap(0, 1);
+            }
+            log.check(&dense).unwrap();
+            assert!(log.born.len() <= 2 * dense.len() + 32);
+        }
+        let all = Window {
+            since: 0,
+            until: u64::MAX,
+        };
+        let mut seen = passing(&log, log.filter(all, true), &dense);
+        seen.sort_by_key(|e| e.index());
+        let mut stored = dense.clone();
+        stored.sort_by_key(|e| e.index());
+        assert_eq!(seen, stored);
+    }
+
+    #[test]
+    fn the_room_past_the_entries_is_never_read() {
+        let mut log = ChangeLog::NEW;
+        let dense: Vec<Entity> = (0..40).map(entity).collect();
+        for &e in &dense {
+            log.pushed(e);
+        }
+        for _ in 0..3 {
+            log.tick();
+            for (slot, &e) in dense.iter().enumerate() {
+                log.changed(slot, e);
+            }
+            log.check(&dense).unwrap();
+        }
+        // Everything leaves: the vectors stay as room, with old entries in
+        // them, and no window finds those.
+        log.removed_all(&dense);
+        assert!(log.entity_room.len() > 2, "the room stays");
+        let all = Window {
+            since: 0,
+            until: u64::MAX,
+        };
+        assert!(live(&log, all, &[]).is_empty());
+        assert!(passing(&log, log.filter(all, true), &[]).is_empty());
+        let fresh = [entity(100), entity(101)];
+        for &e in &fresh {
+            log.pushed(e);
+        }
+        log.tick();
+        log.changed(1, fresh[1]);
+        log.check(&fresh).unwrap();
+        assert_eq!(log.entities().len(), 3, "two adds and a change");
+        let mut found = live(&log, all, &fresh);
+        found.sort_by_key(|e| e.index());
+        assert_eq!(found, fresh);
+    }
 }

@@ -169,7 +169,8 @@ impl<C: 'static> Seen<C> {
         ChangedMut::new(map, window, false)
     }
 
-    /// The entities that gained `C`, with their values.
+    /// The entities that gained `C`, with their values. O(entities added)
+    /// with `for_each`, however many values changed.
     ///
     /// ```
     /// # use typed_ecs::prelude::*;
