@@ -27,9 +27,9 @@
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use std::time::{Duration, Instant};
 use typed_ecs_benches::scenarios::{
-    add_remove, changed_iter, deferred_sync, despawn_churn, events, follow_target, fragmented_iter,
-    game_frame, heavy_compute, parallel_stage, random_get, random_get_many, simple_insert,
-    simple_iter, sparse_spread, stage_overhead,
+    add_remove, changed_iter, deferred_sync, despawn_churn, events, events_many_types,
+    follow_target, fragmented_iter, game_frame, heavy_compute, parallel_stage, random_get,
+    random_get_many, simple_insert, simple_iter, sparse_spread, stage_overhead,
 };
 use typed_ecs_benches::{short_size, Scenario};
 
@@ -133,6 +133,7 @@ fn bench_deferred_sync(c: &mut Criterion) {
 
 fn bench_events(c: &mut Criterion) {
     group(c, &events::SCENARIO);
+    group(c, &events_many_types::SCENARIO);
 }
 
 fn bench_sparse_spread(c: &mut Criterion) {

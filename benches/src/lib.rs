@@ -12,6 +12,9 @@
 //! only the ECS differs.
 
 #![forbid(unsafe_code)]
+// `events_many_types` declares 100 events, which `world!` reads one at a
+// time (its resources are split, saved or not, by a recursive macro).
+#![recursion_limit = "512"]
 
 pub mod changes;
 pub mod components;
@@ -146,6 +149,7 @@ pub const SCENARIOS: &[Scenario] = &[
     scenarios::despawn_churn::SCENARIO_BATCH,
     scenarios::deferred_sync::SCENARIO,
     scenarios::events::SCENARIO,
+    scenarios::events_many_types::SCENARIO,
     scenarios::sparse_spread::SCENARIO,
     scenarios::simple_iter::SCENARIO_SCALING,
 ];
@@ -354,6 +358,7 @@ mod tests {
     #[test]
     fn events() {
         same_work(&scenarios::events::SCENARIO, 3);
+        same_work(&scenarios::events_many_types::SCENARIO, 3);
     }
 
     #[test]
