@@ -118,11 +118,12 @@ impl<T> Log<T> {
     pub(crate) fn register(&mut self, cursor: &mut Option<Cursor>, position: u64) {
         let id = self.identify();
         if let Some(cursor) = cursor.as_ref().filter(|cursor| cursor.log == id) {
-            let token = Arc::downgrade(&cursor.token);
+            // Compared by address: no weak handle made (and dropped) per call.
+            let token = Arc::as_ptr(&cursor.token);
             if let Some(reader) = self
                 .readers
                 .iter_mut()
-                .find(|reader| Weak::ptr_eq(&reader.alive, &token))
+                .find(|reader| core::ptr::eq(reader.alive.as_ptr(), token))
             {
                 reader.position = position;
                 return;
