@@ -413,6 +413,27 @@ fn or_filters_match_the_brute_force() {
 /// next to a storage brought from another world (out of step: `Has` must
 /// not see the entries of entities this world does not have).
 #[test]
+fn has_answers_from_the_sparse_entry_whatever_the_dense_order() {
+    // `B` in the reverse order of `A`, and missing for every third entity:
+    // the driver's slot never holds the same entity in `B`.
+    let mut world = Many::new();
+    let handles: Vec<Entity> = (0..40).map(|i| world.spawn_with((A(i),))).collect();
+    for (i, &e) in handles.iter().enumerate().rev() {
+        if i % 3 != 0 {
+            world.insert(e, B(i as u32));
+        }
+    }
+    let mut seen = Vec::new();
+    join((&world.a, Has(&world.b))).for_each(|e, (a, has)| seen.push((e, a.0, has)));
+    let expected: Vec<(Entity, u32, bool)> = handles
+        .iter()
+        .enumerate()
+        .map(|(i, &e)| (e, i as u32, i % 3 != 0))
+        .collect();
+    assert_eq!(seen, expected);
+}
+
+#[test]
 fn has_tells_each_entity_whether_it_has_the_component() {
     let (mut world, handles) = populated(11);
     for &e in handles.iter().step_by(7) {

@@ -871,7 +871,10 @@ impl<'w, C: 'static, K: Track> ReadOnly<'w> for With<&'w SparseMap<C, K>> {}
 /// A column that asks each entity whether the storage holds it, and hands
 /// out the answer's item: `Without` (matches when it does not; `()`) and
 /// `Has` (always matches; a `bool`). Both are looked up per entity: neither
-/// is required, so neither drives nor walks packed.
+/// is required, so neither drives nor walks packed. Each asks the sparse
+/// entry alone, which carries the generation ([`SparseMap::contains`]): a
+/// marker storage's dense order rarely matches the driver's, so trying the
+/// driver's slot first (as a value column does) costs a read that misses.
 macro_rules! impl_presence_column {
     ($wrapper:ident, $item:ty, |$map:ident, $entity:ident, $slot:ident| $find:expr) => {
         impl<'w, C: 'static, K: Track> FetchItem<'w> for $wrapper<&'w SparseMap<C, K>> {
@@ -933,9 +936,7 @@ macro_rules! impl_presence_column {
 
 impl_presence_column!(Without, (), |map, entity, _slot| (!map.contains(entity))
     .then_some(()));
-impl_presence_column!(Has, bool, |map, entity, slot| Some(
-    map.index_of_at(entity, slot).is_some()
-));
+impl_presence_column!(Has, bool, |map, entity, _slot| Some(map.contains(entity)));
 
 // ----- tuples -----
 
