@@ -263,6 +263,12 @@ impl<E> EventCursor<E> {
         }
     }
 
+    /// `true` if the cursor's position counts in `events`' log (not a new
+    /// log to it: another `Events`, a clone, a loaded world's).
+    fn counts_in(&self, events: &Events<E>) -> bool {
+        self.log != 0 && self.log == events.log.id()
+    }
+
     /// The messages of `events` this cursor has not read, oldest first;
     /// reading them moves the cursor past them. Each message is read once.
     /// A cursor of another `Events` (or of a clone, or a loaded world's)
@@ -278,7 +284,7 @@ impl<E> EventCursor<E> {
     /// assert_eq!(cursor.read(&events).sum::<i32>(), 3);
     /// ```
     pub fn read<'a>(&mut self, events: &'a Events<E>) -> core::slice::Iter<'a, E> {
-        let from = if self.log == events.log.id() && self.log != 0 {
+        let from = if self.counts_in(events) {
             // Below the oldest kept only when a bound dropped messages.
             self.dropped += events.oldest().saturating_sub(self.position);
             self.position
@@ -354,7 +360,7 @@ impl<E> EventCursor<E> {
     /// assert_eq!(cursor.unread(&events), 2);
     /// ```
     pub fn unread(&self, events: &Events<E>) -> usize {
-        if self.log == events.log.id() && self.log != 0 {
+        if self.counts_in(events) {
             events.from(self.position).len()
         } else {
             events.len()
@@ -505,9 +511,9 @@ impl<E> fmt::Debug for Reader<E> {
     }
 }
 
-/// The system's own cursor: nothing shared, so no conflict. Before each
-/// run it tells the log where it stands (so that what it passed may go,
-/// and what it has not is kept).
+/// The system's own cursor: nothing shared, so no conflict. At the start
+/// of each run of its schedule it tells the log where it stands (so that
+/// what it passed may go, and what it has not is kept).
 impl<W: EventsOf<E>, E: 'static> WriteParam<W> for Reader<E> {
     const TARGET: Option<crate::system::access::Target> = None;
     type Claim = Free;
@@ -518,12 +524,6 @@ impl<W: EventsOf<E>, E: 'static> WriteParam<W> for Reader<E> {
         state
     }
 
-    fn prepare(state: &mut Reader<E>, world: &mut W) {
-        let events = world.events_mut();
-        events.keep_at_most(W::BOUND);
-        state.cursor.update(events);
-    }
-
     const REGISTERS: bool = true;
 
     fn event() -> Option<(&'static str, bool)> {
@@ -532,9 +532,14 @@ impl<W: EventsOf<E>, E: 'static> WriteParam<W> for Reader<E> {
 
     /// Tells the log where the reader stands at the start of every run,
     /// whether or not it runs: a new reader (or one on a new world) keeps
-    /// every message from the oldest kept, and what it passed may go.
+    /// every message from the oldest kept, and what it passed may go. The
+    /// bound is applied here, where readers look (nothing else registers
+    /// the reader: its position moves only when its system reads, after
+    /// this, so the next run's registration is the first that can tell).
     fn register(state: &mut Reader<E>, world: &mut W) {
-        state.cursor.update(world.events_mut());
+        let events = world.events_mut();
+        events.keep_at_most(W::BOUND);
+        state.cursor.update(events);
     }
 }
 
