@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::log::{Cursor, Log};
+use crate::log::{Cursor, Log, Numbered};
 use crate::plumbing::Storages;
 use crate::system::claims::Free;
 use crate::system::param::{Source, WriteParam};
@@ -48,9 +48,12 @@ use crate::ApplyReport;
 /// assert_eq!(inbox.read(&world.damage).count(), 0, "each message once");
 /// ```
 pub struct Events<E> {
-    log: Log<E>,
-    /// The sequence number of the next message.
-    next: u64,
+    /// The messages, under consecutive sequence numbers.
+    log: Log<E, Numbered>,
+    /// What the sequence numbers count in: given at the first send, kept
+    /// by a save and load, new for a clone; 0 before the first send. A
+    /// cursor's position means something only in its own lineage.
+    lineage: u64,
 }
 
 impl<E> Events<E> {
@@ -64,7 +67,7 @@ impl<E> Events<E> {
     pub const fn new() -> Self {
         Events {
             log: Log::NEW,
-            next: 0,
+            lineage: 0,
         }
     }
 
@@ -80,8 +83,10 @@ impl<E> Events<E> {
     /// ```
     #[inline]
     pub fn send(&mut self, event: E) {
-        self.log.push(self.next, event);
-        self.next += 1;
+        if self.lineage == 0 {
+            self.lineage = crate::unique::lasting();
+        }
+        self.log.push(self.sent(), event);
     }
 
     /// Sends every event of `events`, in order.
@@ -146,7 +151,7 @@ impl<E> Events<E> {
     /// ```
     #[inline]
     pub fn sent(&self) -> u64 {
-        self.next
+        self.oldest() + self.log.len() as u64
     }
 
     /// A reader taken by hand, for code outside a schedule: it reads every
@@ -170,16 +175,24 @@ impl<E> Events<E> {
         cursor
     }
 
-    /// The oldest sequence number kept.
+    /// The oldest sequence number kept (the next one if none is).
+    #[inline]
     fn oldest(&self) -> u64 {
-        self.log.keys().first().copied().unwrap_or(self.next)
+        self.log.key_layout().first()
     }
 
-    /// The messages from sequence number `from` on, and the number after
-    /// the last.
+    /// The messages from sequence number `from` on.
     #[inline]
     fn from(&self, from: u64) -> &[E] {
-        self.log.between(from, u64::MAX)
+        self.log.since(from)
+    }
+
+    /// The lineage, given now if there was none.
+    fn lineage(&mut self) -> u64 {
+        if self.lineage == 0 {
+            self.lineage = crate::unique::lasting();
+        }
+        self.lineage
     }
 
     /// Keeps at most `bound` messages: the oldest beyond it are dropped
@@ -205,10 +218,14 @@ impl<E> Events<E> {
     }
 
     /// Registers a reader's position and drops what every registered
-    /// reader has passed.
+    /// reader has passed. A reader new to the log drops nothing: the
+    /// readers of a loaded (or replaced) world register anew one by one,
+    /// and the first must not drop what the others have not read.
+    #[inline]
     fn register(&mut self, cursor: &mut Option<Cursor>, position: u64) {
-        self.log.register(cursor, position);
-        self.log.trim(u64::MAX);
+        if !self.log.register(cursor, position) {
+            self.log.trim(u64::MAX);
+        }
     }
 }
 
@@ -219,12 +236,16 @@ impl<E> Default for Events<E> {
 }
 
 impl<E: Clone> Clone for Events<E> {
-    /// The same messages, under a new identity: no reader of the original
-    /// has read the copy.
+    /// The same messages, in a new lineage: no reader of the original has
+    /// read the copy.
     fn clone(&self) -> Self {
         Events {
             log: self.log.clone(),
-            next: self.next,
+            lineage: if self.lineage == 0 {
+                0
+            } else {
+                crate::unique::lasting()
+            },
         }
     }
 }
@@ -233,7 +254,7 @@ impl<E: fmt::Debug> fmt::Debug for Events<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Events")
             .field("pending", &self.from(0))
-            .field("sent", &self.next)
+            .field("sent", &self.sent())
             .finish()
     }
 }
@@ -246,8 +267,8 @@ pub struct EventCursor<E> {
     position: u64,
     /// Messages dropped (by a bound) before this cursor read them.
     dropped: u64,
-    /// The identity of the log `position` counts in (0: none yet).
-    log: u64,
+    /// The lineage `position` counts in (see [`Events`]; 0: none yet).
+    lineage: u64,
     registration: Option<Cursor>,
     marker: PhantomData<fn() -> E>,
 }
@@ -257,22 +278,26 @@ impl<E> EventCursor<E> {
         EventCursor {
             position: 0,
             dropped: 0,
-            log: 0,
+            lineage: 0,
             registration: None,
             marker: PhantomData,
         }
     }
 
-    /// `true` if the cursor's position counts in `events`' log (not a new
-    /// log to it: another `Events`, a clone, a loaded world's).
+    /// `true` if the cursor's position counts in `events`' numbering: the
+    /// same lineage (not another `Events`, nor a clone), and not past its
+    /// last message (a world loaded from a save older than the cursor).
+    #[inline]
     fn counts_in(&self, events: &Events<E>) -> bool {
-        self.log != 0 && self.log == events.log.id()
+        self.lineage == events.lineage && self.position <= events.sent()
     }
 
     /// The messages of `events` this cursor has not read, oldest first;
     /// reading them moves the cursor past them. Each message is read once.
-    /// A cursor of another `Events` (or of a clone, or a loaded world's)
-    /// starts over: it reads every message kept.
+    /// A cursor of another `Events` (or of a clone, or of a world loaded
+    /// from a save older than the cursor) starts over: it reads every
+    /// message kept. A cursor of a world that was saved and loaded reads
+    /// on where it stood.
     ///
     /// ```
     /// # use typed_ecs::Events;
@@ -289,11 +314,27 @@ impl<E> EventCursor<E> {
             self.dropped += events.oldest().saturating_sub(self.position);
             self.position
         } else {
-            self.log = events.log.id();
+            self.lineage = events.lineage;
             0
         };
-        self.position = events.next;
+        self.position = events.sent();
         events.from(from).iter()
+    }
+
+    /// Passes every message of `events` this cursor has not read, without
+    /// reading them; returns how many it passed (bevy's reader `clear`).
+    ///
+    /// ```
+    /// # use typed_ecs::Events;
+    /// let mut events = Events::new();
+    /// let mut cursor = events.cursor();
+    /// events.send_batch([1, 2]);
+    /// assert_eq!(cursor.skip(&events), 2);
+    /// assert_eq!(cursor.read(&events).count(), 0);
+    /// ```
+    #[inline]
+    pub fn skip(&mut self, events: &Events<E>) -> usize {
+        self.read(events).len()
     }
 
     /// [`read`](EventCursor::read), telling the log where the cursor
@@ -325,10 +366,11 @@ impl<E> EventCursor<E> {
     /// assert_eq!(events.len(), 1, "not read yet: kept");
     /// ```
     pub fn update(&mut self, events: &mut Events<E>) {
-        let id = events.log.identify();
-        if self.log != id {
-            // A new log to this cursor: it will read every message kept.
-            self.log = id;
+        let lineage = events.lineage();
+        if !self.counts_in(events) {
+            // A new numbering to this cursor: it will read every message
+            // kept.
+            self.lineage = lineage;
             self.position = events.oldest();
         }
         events.register(&mut self.registration, self.position);
@@ -467,6 +509,22 @@ impl<E> Reader<E> {
         self.cursor.read(events)
     }
 
+    /// Passes every message of `events` this reader has not read, without
+    /// reading them; returns how many it passed.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Damage(i32);
+    /// fn ignore_backlog(damage: &Events<Damage>, inbox: &mut Reader<Damage>) {
+    ///     inbox.skip(damage);
+    ///     assert_eq!(inbox.unread(damage), 0);
+    /// }
+    /// ```
+    #[inline]
+    pub fn skip(&mut self, events: &Events<E>) -> usize {
+        self.cursor.skip(events)
+    }
+
     /// The number of messages of `events` this reader has not read.
     ///
     /// ```
@@ -528,6 +586,10 @@ impl<W: EventsOf<E>, E: 'static> WriteParam<W> for Reader<E> {
 
     fn event() -> Option<(&'static str, bool)> {
         Some((core::any::type_name::<E>(), false))
+    }
+
+    fn missed(state: &Reader<E>) -> Option<(&'static str, u64)> {
+        Some((core::any::type_name::<E>(), state.dropped()))
     }
 
     /// Tells the log where the reader stands at the start of every run,
@@ -664,31 +726,69 @@ impl<W: EventsOf<E>, E: Send + 'static> WriteParam<W> for Writer<E> {
     }
 }
 
-// Saved as the first pending message's sequence number and the pending
-// messages, oldest first: the numbers of a log's messages follow on from
-// each other (every send takes the next, and only the oldest are dropped),
-// so these two say everything. A loaded `Events` has a new identity: the
-// readers of a schedule start over on it (they read every pending message).
+// Saved as the lineage, the first pending message's sequence number and
+// the pending messages, oldest first: the numbers of a log's messages
+// follow on from each other (every send takes the next, and only the
+// oldest are dropped), so these say everything. A loaded `Events` keeps
+// the lineage: a reader of the saved one (a schedule's `Reader`, an
+// `EventCursor` saved in the world) reads on where it stood.
 #[cfg(feature = "serde")]
 impl<E: serde::Serialize> serde::Serialize for Events<E> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serde::Serialize::serialize(&(self.oldest(), self.from(0)), serializer)
+        serde::Serialize::serialize(&(self.lineage, self.oldest(), self.from(0)), serializer)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de, E: serde::Deserialize<'de>> serde::Deserialize<'de> for Events<E> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let (first, pending): (u64, Vec<E>) = serde::Deserialize::deserialize(deserializer)?;
-        let next = first.checked_add(pending.len() as u64).ok_or_else(|| {
-            serde::de::Error::custom("the saved events' sequence numbers overflow a u64")
-        })?;
-        let mut events = Events::new();
-        for (offset, event) in (0..).zip(pending) {
-            events.log.push(first + offset, event);
+        let (lineage, first, pending): (u64, u64, Vec<E>) =
+            serde::Deserialize::deserialize(deserializer)?;
+        // Sequence numbers count sends: 2^63 of them is beyond any game,
+        // and keeps the numbers of later sends far from overflowing.
+        if first
+            .checked_add(pending.len() as u64)
+            .map_or(true, |next| next >= 1 << 63)
+        {
+            return Err(serde::de::Error::custom(
+                "the saved events' sequence numbers are beyond 2^63: not a saved world's",
+            ));
         }
-        events.next = next;
+        let mut events = Events {
+            log: Log::numbered_from(first),
+            lineage,
+        };
+        if lineage == 0 && (first > 0 || !pending.is_empty()) {
+            // Sent to, so numbered: a lineage of its own.
+            events.lineage = crate::unique::lasting();
+        }
+        for event in pending {
+            events.send(event);
+        }
         Ok(events)
+    }
+}
+
+// Saved as its lineage, position and count of dropped messages; the
+// registration is not: a loaded cursor holds messages back from its first
+// `update` (or `read_mut`) on.
+#[cfg(feature = "serde")]
+impl<E> serde::Serialize for EventCursor<E> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&(self.lineage, self.position, self.dropped), serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de, E> serde::Deserialize<'de> for EventCursor<E> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (lineage, position, dropped) = serde::Deserialize::deserialize(deserializer)?;
+        Ok(EventCursor {
+            position,
+            dropped,
+            lineage,
+            ..EventCursor::new()
+        })
     }
 }
 

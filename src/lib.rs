@@ -216,7 +216,7 @@ pub use crate::query::{
     Maybe, Or, Query, QueryItem, QueryIter, QueryMut, QueryParts, QueryTerm, ReadOnly, With,
     Without, Writable,
 };
-pub use crate::schedule::{AddSystems, LaggingReader, Schedule};
+pub use crate::schedule::{AddSystems, LaggingReader, MissedMessages, Schedule};
 #[cfg(feature = "std")]
 pub use crate::schedule::{ScheduleStats, StepSummary};
 pub use crate::sparse_map::{Iter, IterMut, SparseMap, TrackedViewMut, ViewMut};

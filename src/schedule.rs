@@ -55,6 +55,35 @@ impl fmt::Display for LaggingReader {
     }
 }
 
+/// A reader that missed messages: its event's bound dropped them before it
+/// read them (see [`Schedule::missed_messages`]).
+///
+/// ```
+/// # use typed_ecs::MissedMessages;
+/// let missed = MissedMessages { reader: "hear".into(), event: "Ping".into(), dropped: 3 };
+/// assert_eq!(missed.to_string(), "`hear` missed 3 `Ping` messages: the bound dropped them before it read them (read more often, or raise the bound)");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissedMessages {
+    /// The reader's system.
+    pub reader: String,
+    /// The event's type, without its module path.
+    pub event: String,
+    /// How many messages it missed, since it was added.
+    pub dropped: u64,
+}
+
+impl fmt::Display for MissedMessages {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` missed {} `{}` messages: the bound dropped them before it read them \
+             (read more often, or raise the bound)",
+            self.reader, self.dropped, self.event
+        )
+    }
+}
+
 /// When a step runs (see [`Schedule::add_system_if`]): asked once per run,
 /// with the world as it is when the step's turn comes.
 type Condition<W> = Box<dyn FnMut(&W) -> bool>;
@@ -374,6 +403,61 @@ impl<W> Schedule<W> {
             }
         }
         lagging
+    }
+
+    /// Every reader of the schedule that missed messages: its event's
+    /// bound (`[bound N]` in `world!`) dropped them before it read them.
+    /// The counts run from when the system was added; empty when no bound
+    /// ever dropped a message a reader of this schedule had not read.
+    /// Beside [`last_reports`](Schedule::last_reports), what a game checks
+    /// (or logs) after a run.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct Pos(f32);
+    /// struct Ping(u32);
+    /// world! {
+    ///     struct Game<Pos>;
+    ///     events { ping: Ping [bound 2] }
+    /// }
+    ///
+    /// fn hear(pings: &Events<Ping>, inbox: &mut Reader<Ping>) {
+    ///     let _ = inbox.read(pings).count();
+    /// }
+    ///
+    /// let mut world = Game::new();
+    /// let mut schedule = Schedule::new();
+    /// schedule.add_system(hear);
+    /// schedule.run(&mut world);
+    /// assert!(schedule.missed_messages().is_empty());
+    /// world.ping.send_batch([Ping(1), Ping(2), Ping(3), Ping(4), Ping(5)]);
+    /// schedule.run(&mut world); // 5 sent, 2 kept: `hear` reads 4 and 5
+    /// let missed = schedule.missed_messages();
+    /// assert_eq!((missed[0].reader.as_str(), missed[0].dropped), ("hear", 3));
+    /// ```
+    pub fn missed_messages(&self) -> Vec<MissedMessages> {
+        let mut missed = Vec::new();
+        let mut counts = Vec::new();
+        for entry in &self.entries {
+            if let Entry::Systems(step, _) = entry {
+                for member in 0..step.len() {
+                    let member = step.member_ref(member);
+                    counts.clear();
+                    member.missed(&mut counts);
+                    for &(event, dropped) in &counts {
+                        if dropped > 0 {
+                            missed.push(MissedMessages {
+                                reader: String::from(member.name()),
+                                event: crate::system::short_name(event),
+                                dropped,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        missed
     }
 
     /// What the sync points of the last [`run`](Schedule::run) applied: one

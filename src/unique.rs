@@ -29,11 +29,28 @@ pub(crate) fn next() -> u64 {
     }
 }
 
+/// A number for something whose identity outlives the program (it is
+/// saved and loaded): [`next`]'s, scrambled with a key drawn at random
+/// for each call where `std` is there, so that a number loaded from
+/// another run is not one this run gives. Without `std` it is [`next`]'s
+/// own, which a loaded one may repeat. Never 0.
+pub(crate) fn lasting() -> u64 {
+    let number = next();
+    #[cfg(feature = "std")]
+    let number = {
+        use std::hash::BuildHasher;
+        std::collections::hash_map::RandomState::new().hash_one(number)
+    };
+    number.max(1)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
     fn numbers_are_distinct_and_never_zero() {
         let (a, b) = (super::next(), super::next());
         assert!(a != 0 && b != 0 && a != b);
+        let (c, d) = (super::lasting(), super::lasting());
+        assert!(c != 0 && d != 0 && c != d);
     }
 }

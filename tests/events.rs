@@ -2,7 +2,8 @@
 //! says, whatever the readers' rates, the stages' threads and the sync
 //! points; writers in a parallel stage merge in system order; what a
 //! reader has not passed is kept, what every reader passed goes; pending
-//! messages are saved and loaded.
+//! messages are saved and loaded, and a schedule reads on where it stood;
+//! a panicking writer loses nothing; a bound drops the oldest, counted.
 
 #[path = "support/rng.rs"]
 mod rng;
@@ -19,27 +20,51 @@ pub struct Msg {
     n: u32,
 }
 
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Pos(pub f32);
 
 /// How many messages each writer sends this frame, chosen by the test.
 #[derive(Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Plan {
     per_writer: [u32; 3],
     /// Which readers run this frame.
     readers: [bool; 3],
+    /// The writer that panics after sending this frame, if any.
+    panics: Option<usize>,
 }
 
-/// What each reader has read, in order.
+/// What each reader has read, in order, and how many a bound dropped
+/// before it read them.
 #[derive(Default)]
-pub struct Inboxes([Vec<Msg>; 3]);
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Inboxes([Vec<Msg>; 3], [u64; 3]);
 
-world! {
-    pub struct Game<Pos>;
-    resources { plan: Plan, inboxes: Inboxes }
-    events { msgs: Msg }
+/// The most messages `Game` keeps (its `[bound 40]`): a slow reader falls
+/// behind it now and then (the model counts on it).
+const BOUND: usize = 40;
+
+/// `Game`, with the attributes given (`world!` reads its derives as
+/// written, so the saving one is chosen here rather than by `cfg_attr`).
+macro_rules! game {
+    ($($attribute:tt)*) => {
+        world! {
+            $($attribute)*
+            pub struct Game<Pos>;
+            resources { plan: Plan, inboxes: Inboxes }
+            events { msgs: Msg [bound 40] }
+        }
+    };
 }
 
-/// Writer `K` sends its planned number of messages.
+#[cfg(feature = "serde")]
+game!(#[derive(serde::Serialize, serde::Deserialize)]);
+#[cfg(not(feature = "serde"))]
+game!();
+
+/// Writer `K` sends its planned number of messages, then panics if the
+/// plan says so (what it sent is in its buffer, applied at a later sync
+/// point).
 fn writer<const K: usize>(plan: &Plan, out: &mut Writer<Msg>, sent: &mut Local<u32>) {
     for _ in 0..plan.per_writer[K] {
         out.send(Msg {
@@ -48,11 +73,15 @@ fn writer<const K: usize>(plan: &Plan, out: &mut Writer<Msg>, sent: &mut Local<u
         });
         **sent += 1;
     }
+    if plan.panics == Some(K) {
+        panic!("writer {K} fails after sending");
+    }
 }
 
 /// Reader `K` records what it reads.
 fn reader<const K: usize>(msgs: &Events<Msg>, inbox: &mut Reader<Msg>, inboxes: &mut Inboxes) {
     inboxes.0[K].extend(inbox.read(msgs).copied());
+    inboxes.1[K] = inbox.dropped();
 }
 
 /// The schedule: the three writers in one stage (in parallel when `par`),
@@ -71,16 +100,59 @@ fn schedule(par: bool) -> Schedule<Game> {
     schedule
 }
 
+/// The world saved and loaded again (JSON), when the `serde` feature is
+/// on; the world itself otherwise.
+fn reloaded(world: Game) -> Game {
+    #[cfg(feature = "serde")]
+    {
+        let json = serde_json::to_string(&world).unwrap();
+        drop(world);
+        serde_json::from_str(&json).unwrap()
+    }
+    #[cfg(not(feature = "serde"))]
+    world
+}
+
+/// What the model test mixes in beside the sends, the readers' random
+/// rates and the sync points.
+#[derive(Clone, Copy)]
+struct Mix {
+    /// The writers' stage runs on the pool (when `rayon` is on).
+    par: bool,
+    /// Writers panic now and then (one stage member at a time, on the
+    /// calling thread: which of the others ran is the stage's order).
+    panics: bool,
+    /// The world is saved and loaded between frames now and then.
+    reloads: bool,
+}
+
 /// Runs `frames` random frames (sends between frames too) against the
 /// model: every message applied, in the order the model applies them, and
-/// each reader reads exactly that sequence, once.
-fn run_model(seed: u64, frames: usize, par: bool) {
+/// each reader reads exactly that sequence, once, but for what the bound
+/// dropped before it looked, which it counts.
+/// Returns what happened: messages dropped before some reader read them,
+/// panics, reloads.
+fn run_model(seed: u64, frames: usize, mix: Mix) -> [u64; 3] {
+    let mut happened = [0; 3];
     let mut rng = Rng::new(seed);
     let mut world = Game::new();
-    let mut schedule = schedule(par);
+    let mut schedule = schedule(mix.par);
     let mut model: Vec<Msg> = Vec::new();
+    // What each writer sent that no sync point applied yet (its buffer).
+    let mut buffers: [Vec<Msg>; 3] = Default::default();
     let mut sent = [0u32; 3];
     let mut direct = 0;
+    // For each reader, the messages applied since it last read, and the
+    // most there ever were: a bound can drop what a reader has not read
+    // only if this went past it.
+    let mut backlog = [0usize; 3];
+    let mut most = [0usize; 3];
+    let mut applied = |count: usize, backlog: &mut [usize; 3]| {
+        for (k, behind) in backlog.iter_mut().enumerate() {
+            *behind += count;
+            most[k] = most[k].max(*behind);
+        }
+    };
     for frame in 0..frames {
         // Messages sent outside the schedule, between frames.
         for _ in 0..rng.below(3) {
@@ -88,6 +160,11 @@ fn run_model(seed: u64, frames: usize, par: bool) {
             direct += 1;
             world.send(msg);
             model.push(msg);
+            applied(1, &mut backlog);
+        }
+        if mix.reloads && rng.chance(15) {
+            world = reloaded(world);
+            happened[2] += u64::from(cfg!(feature = "serde"));
         }
         let last = frame + 1 == frames;
         world.plan.per_writer = [
@@ -100,26 +177,60 @@ fn run_model(seed: u64, frames: usize, par: bool) {
             last || rng.chance(40),
             last || rng.chance(10),
         ];
-        // The model: the stage's buffers appended in system order.
+        world.plan.panics = (mix.panics && !last && rng.chance(10)).then(|| rng.below(3) as usize);
+        // The model: the writers that ran filled their buffers; unless one
+        // panicked, the sync point appended the buffers in system order.
         for (k, &count) in world.plan.per_writer.iter().enumerate() {
             for _ in 0..count {
-                model.push(Msg {
+                buffers[k].push(Msg {
                     from: k as u32,
                     n: sent[k],
                 });
                 sent[k] += 1;
             }
+            if world.plan.panics == Some(k) {
+                break;
+            }
         }
-        schedule.run(&mut world);
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            schedule.run(&mut world);
+        }));
+        assert_eq!(ran.is_err(), world.plan.panics.is_some(), "seed {seed}");
+        happened[1] += u64::from(ran.is_err());
+        assert!(world.msgs.len() <= BOUND, "seed {seed}: the bound holds");
+        if ran.is_ok() {
+            for buffer in &mut buffers {
+                applied(buffer.len(), &mut backlog);
+                model.append(buffer);
+            }
+            for (k, behind) in backlog.iter_mut().enumerate() {
+                if world.plan.readers[k] {
+                    *behind = 0;
+                }
+            }
+        }
     }
     for (k, inbox) in world.inboxes.0.iter().enumerate() {
-        assert_eq!(
-            inbox,
-            &model,
-            "seed {seed}: reader {k} read {} of {} messages, or out of order",
+        let dropped = world.inboxes.1[k];
+        happened[0] += dropped;
+        // What it read is the model's sequence with `dropped` messages
+        // left out (the bound's, oldest first at each look), in order.
+        let mut rest = model.iter();
+        let in_order = inbox.iter().all(|msg| rest.any(|m| m == msg));
+        assert!(
+            in_order && inbox.len() as u64 + dropped == model.len() as u64,
+            "seed {seed}: reader {k} read {} and missed {dropped} of {} messages, \
+             or out of order",
             inbox.len(),
             model.len()
         );
+        if most[k] <= BOUND {
+            assert_eq!(
+                (inbox, dropped),
+                (&model, 0),
+                "seed {seed}: reader {k} never fell {BOUND} behind"
+            );
+        }
     }
     // Every reader has passed every message: the next registration lets
     // them all go.
@@ -131,22 +242,69 @@ fn run_model(seed: u64, frames: usize, par: bool) {
         world.msgs.len()
     );
     assert_eq!(world.msgs.sent(), model.len() as u64);
+    happened
+}
+
+/// Runs the model over `seeds`, and checks that each of what `mix` asks
+/// for happened at least once (a bound dropping messages always can).
+fn run_models(seeds: core::ops::Range<u64>, frames: usize, mix: Mix) {
+    let mut happened = [0; 3];
+    for seed in seeds {
+        let this = run_model(seed, frames, mix);
+        for (total, count) in happened.iter_mut().zip(this) {
+            *total += count;
+        }
+    }
+    assert!(happened[0] > 0, "the bound never dropped a message");
+    assert_eq!(happened[1] > 0, mix.panics, "panics: {}", happened[1]);
+    assert_eq!(
+        happened[2] > 0,
+        mix.reloads && cfg!(feature = "serde"),
+        "reloads: {}",
+        happened[2]
+    );
 }
 
 #[test]
 fn each_reader_reads_each_message_once_in_order_whatever_its_rate() {
-    for seed in 0..40 {
-        run_model(seed, 60, false);
-    }
+    let mix = Mix {
+        par: false,
+        panics: false,
+        reloads: false,
+    };
+    run_models(0..40, 60, mix);
 }
 
 #[test]
 fn writers_of_a_parallel_stage_merge_in_system_order() {
     // With `rayon` on (as `--all-features` builds), `parallel_work` at zero
     // sends the stage to the pool; the merged order is the model's.
-    for seed in 100..140 {
-        run_model(seed, 40, true);
-    }
+    let mix = Mix {
+        par: true,
+        panics: false,
+        reloads: false,
+    };
+    run_models(100..140, 40, mix);
+}
+
+#[test]
+fn panics_saves_loads_and_the_bound_together_lose_nothing_uncounted() {
+    let mix = Mix {
+        par: false,
+        panics: true,
+        reloads: true,
+    };
+    run_models(200..280, 80, mix);
+}
+
+#[test]
+fn a_parallel_stage_reloaded_between_frames_merges_in_system_order() {
+    let mix = Mix {
+        par: true,
+        panics: false,
+        reloads: true,
+    };
+    run_models(300..330, 40, mix);
 }
 
 #[test]
@@ -215,6 +373,7 @@ fn a_panicking_writer_loses_nothing_sent_before_the_panic() {
 #[cfg(feature = "serde")]
 mod saved {
     use super::*;
+    use typed_ecs::EventCursor;
 
     #[derive(serde::Serialize, serde::Deserialize)]
     pub struct Hp(pub i32);
@@ -250,6 +409,89 @@ mod saved {
             [5]
         );
         assert_eq!(loaded.msgs.sent(), 6);
+        // The saved world's own cursor reads on where it stood: the same
+        // numbering (a save and load keeps it), not a new log.
+        assert_eq!(
+            cursor.read(&loaded.msgs).map(|m| m.n).collect::<Vec<_>>(),
+            [5]
+        );
+    }
+
+    /// A cursor kept in the world (here a resource) is saved with it.
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
+    pub struct Inbox(EventCursor<Msg>, Vec<u32>);
+
+    world! {
+        #[derive(serde::Serialize, serde::Deserialize)]
+        pub struct Keeper<Hp>;
+        resources { inbox: Inbox }
+        events { msgs: Msg }
+    }
+
+    fn read_into_inbox(world: &mut Keeper) {
+        let Keeper { msgs, inbox, .. } = world;
+        let read: Vec<u32> = inbox.0.read_mut(msgs).map(|m| m.n).collect();
+        inbox.1.extend(read);
+    }
+
+    #[test]
+    fn a_cursor_saved_in_the_world_reads_on_after_a_load() {
+        let mut world = Keeper::new();
+        world.inbox.0 = world.msgs.cursor();
+        world.msgs.send_batch((0..3).map(|n| Msg { from: 0, n }));
+        read_into_inbox(&mut world);
+        world.msgs.send_batch((3..5).map(|n| Msg { from: 0, n }));
+        let json = serde_json::to_string(&world).unwrap();
+        let mut loaded: Keeper = serde_json::from_str(&json).unwrap();
+        read_into_inbox(&mut loaded);
+        read_into_inbox(&mut world);
+        assert_eq!(
+            loaded.inbox.1,
+            [0, 1, 2, 3, 4],
+            "each once, as in the saved world"
+        );
+        assert_eq!(world.inbox.1, loaded.inbox.1);
+    }
+
+    #[test]
+    fn a_schedule_reads_on_after_a_load_and_starts_over_on_an_older_save() {
+        fn record(msgs: &Events<Msg>, inbox: &mut Reader<Msg>, keep: &mut Inbox) {
+            keep.1.extend(inbox.read(msgs).map(|m| m.n));
+        }
+        let mut world = Keeper::new();
+        let mut schedule = Schedule::new();
+        schedule.add_system(record);
+        world.msgs.send_batch((0..3).map(|n| Msg { from: 0, n }));
+        let old = serde_json::to_string(&world).unwrap();
+        schedule.run(&mut world);
+        world.msgs.send_batch((3..5).map(|n| Msg { from: 0, n }));
+        let json = serde_json::to_string(&world).unwrap();
+        // Loaded from the save just made: the reader reads on (3, 4), not
+        // everything kept again.
+        world = serde_json::from_str(&json).unwrap();
+        schedule.run(&mut world);
+        assert_eq!(world.inbox.1, [0, 1, 2, 3, 4]);
+        // Loaded from a save older than the reader's position: a numbering
+        // it has passed the end of, so it starts over on what is kept.
+        world = serde_json::from_str(&old).unwrap();
+        schedule.run(&mut world);
+        assert_eq!(world.inbox.1, [0, 1, 2]);
+    }
+
+    #[test]
+    fn a_hostile_save_of_events_is_refused() {
+        let beyond = format!(r#"[7, {}, [{{"from": 0, "n": 0}}]]"#, u64::MAX);
+        assert!(serde_json::from_str::<Events<Msg>>(&beyond).is_err());
+        let near = format!(r#"[7, {}, []]"#, 1u64 << 63);
+        assert!(serde_json::from_str::<Events<Msg>>(&near).is_err());
+        // No lineage saved but messages: numbered in one of its own.
+        let mut events: Events<Msg> =
+            serde_json::from_str(r#"[0, 4, [{"from": 0, "n": 0}]]"#).unwrap();
+        let mut cursor = EventCursor::default();
+        assert_eq!(cursor.read(&events).count(), 1);
+        assert_eq!(cursor.read(&events).count(), 0, "read once");
+        events.send(Msg { from: 0, n: 1 });
+        assert_eq!((events.sent(), cursor.read(&events).count()), (6, 1));
     }
 }
 
@@ -316,6 +558,11 @@ mod bounded {
             200 - 80,
             "the reader counted every message it missed"
         );
+        // The schedule reports it, beside its commands' reports.
+        let missed = schedule.missed_messages();
+        assert_eq!(missed.len(), 1, "{missed:?}");
+        assert!(missed[0].reader.ends_with("listen"));
+        assert_eq!((missed[0].event.as_str(), missed[0].dropped), ("Msg", 120));
     }
 }
 

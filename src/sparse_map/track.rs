@@ -439,7 +439,7 @@ impl ChangeLog {
     /// window it looks at next: the removals from there on are kept for
     /// it (see [`Log::register`]).
     pub(crate) fn register(&mut self, cursor: &mut Option<crate::log::Cursor>, since: u64) {
-        self.removals.register(cursor, since);
+        let _ = self.removals.register(cursor, since);
     }
 
     /// Every value stored changed now.

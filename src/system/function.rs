@@ -133,6 +133,10 @@ pub trait SystemParams<W: Storages + 'static>: Sealed + 'static {
     /// [`WriteParam::event`](super::WriteParam::event)), pushed to `out`.
     fn events(out: &mut Vec<(&'static str, bool)>);
 
+    /// What each reader of events missed (see
+    /// [`WriteParam::missed`](super::WriteParam::missed)), pushed to `out`.
+    fn missed(state: &Self::State, out: &mut Vec<(&'static str, u64)>);
+
     /// The compile-time check of [`ACCESS`](SystemParams::ACCESS): a
     /// `&mut` borrow is the only borrow of its target, and `&mut W` comes
     /// alone. Evaluated where a system is added, so the error names the
@@ -266,6 +270,12 @@ macro_rules! impl_system_fn {
             #[allow(unused_variables)]
             fn events(out: &mut Vec<(&'static str, bool)>) {
                 $(out.extend($p::event());)*
+            }
+
+            #[allow(unused_variables)]
+            fn missed(state: &Self::State, out: &mut Vec<(&'static str, u64)>) {
+                let ($($item,)*) = state;
+                $(out.extend($p::missed($item));)*
             }
 
             #[allow(unused_variables)]
@@ -442,6 +452,10 @@ pub trait Member<W> {
     /// The events the system reads (`false`) or writes (`true`), by type
     /// name, pushed to `out`.
     fn events(&self, out: &mut Vec<(&'static str, bool)>);
+
+    /// What the system's readers of events missed: the event type's name
+    /// and the count, pushed to `out`.
+    fn missed(&self, out: &mut Vec<(&'static str, u64)>);
 }
 
 impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Member<W>
@@ -473,6 +487,10 @@ impl<W: Storages + 'static, M: SystemParams<W>, S: SystemFn<W, M>> Member<W>
 
     fn events(&self, out: &mut Vec<(&'static str, bool)>) {
         M::events(out);
+    }
+
+    fn missed(&self, out: &mut Vec<(&'static str, u64)>) {
+        M::missed(&self.state, out);
     }
 }
 

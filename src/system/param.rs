@@ -198,6 +198,14 @@ pub trait WriteParam<W: Storages> {
         let _ = (state, world);
     }
 
+    /// A [`Reader`](crate::Reader)'s count of the messages a bound dropped
+    /// before it read them, with the event type's name (for
+    /// [`Schedule::missed_messages`](crate::Schedule::missed_messages)).
+    fn missed(state: &Self::State) -> Option<(&'static str, u64)> {
+        let _ = state;
+        None
+    }
+
     /// At a sync point: applies what the state queued, if anything, and
     /// pushes the report.
     fn apply(state: &mut Self::State, world: &mut W, reports: &mut Vec<ApplyReport>) {
@@ -455,6 +463,9 @@ pub trait SystemParam<W: Storages + 'static>: crate::seal::Sealed {
     /// [`WriteParam::register`]).
     fn register(state: &mut Self::State, world: &mut W);
 
+    /// See [`WriteParam::missed`].
+    fn missed(state: &Self::State) -> Option<(&'static str, u64)>;
+
     /// Readies the parameter with the whole world before the system runs
     /// (see [`WriteParam::prepare`]).
     fn prepare(state: &mut Self::State, world: &mut W);
@@ -478,6 +489,10 @@ impl<W: Storages + 'static, T: ReadParam<W> + 'static> SystemParam<W> for &T {
     const REGISTERS: bool = false;
 
     fn register(_: &mut (), _: &mut W) {}
+
+    fn missed(_: &()) -> Option<(&'static str, u64)> {
+        None
+    }
 
     fn event() -> Option<(&'static str, bool)> {
         None
@@ -509,6 +524,10 @@ impl<W: Storages + 'static, T: WriteParam<W> + 'static> SystemParam<W> for &mut 
 
     fn register(state: &mut T::State, world: &mut W) {
         T::register(state, world);
+    }
+
+    fn missed(state: &T::State) -> Option<(&'static str, u64)> {
+        T::missed(state)
     }
 
     fn event() -> Option<(&'static str, bool)> {
