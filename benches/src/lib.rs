@@ -150,6 +150,8 @@ pub const SCENARIOS: &[Scenario] = &[
     scenarios::deferred_sync::SCENARIO,
     scenarios::events::SCENARIO,
     scenarios::events_many_types::SCENARIO,
+    scenarios::events_apart::send::SCENARIO,
+    scenarios::events_apart::read::SCENARIO,
     scenarios::sparse_spread::SCENARIO,
     scenarios::simple_iter::SCENARIO_SCALING,
 ];
@@ -359,6 +361,8 @@ mod tests {
     fn events() {
         same_work(&scenarios::events::SCENARIO, 3);
         same_work(&scenarios::events_many_types::SCENARIO, 3);
+        same_work(&scenarios::events_apart::send::SCENARIO, 3);
+        same_work(&scenarios::events_apart::read::SCENARIO, 3);
     }
 
     #[test]

@@ -36,11 +36,12 @@ pub const SCENARIO: Scenario = Scenario {
 /// One message: a target and an amount.
 #[derive(Clone, Copy, Debug)]
 pub struct Hit {
-    target: u32,
-    amount: f32,
+    pub(crate) target: u32,
+    pub(crate) amount: f32,
 }
 
-fn hit(i: usize) -> Hit {
+/// The `i`th message of a run.
+pub(crate) fn hit(i: usize) -> Hit {
     Hit {
         target: i as u32,
         amount: (i % 7) as f32,
@@ -114,7 +115,7 @@ pub mod bevy {
     use ::bevy_ecs::world::World;
 
     #[derive(Clone, Copy)]
-    pub struct BevyHit(Hit);
+    pub struct BevyHit(pub(crate) Hit);
 
     impl Message for BevyHit {}
 

@@ -5,6 +5,7 @@ pub mod changed_iter;
 pub mod deferred_sync;
 pub mod despawn_churn;
 pub mod events;
+pub mod events_apart;
 pub mod events_many_types;
 pub mod follow_target;
 pub mod fragmented_iter;
