@@ -234,10 +234,10 @@ pub(crate) trait Packed<'w>: Access<'w> {
     /// never does (0).
     fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize;
 
-    /// The rows of slots `slots` (each written tracked value among them
-    /// marked). Only called on slots every column lines up in (see
-    /// [`lined_up`](Self::lined_up)).
-    fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_>;
+    /// The rows of slots `slots` of the walk `driver` drives (each
+    /// written tracked value among them marked). Only called on slots
+    /// every column lines up in (see [`lined_up`](Self::lined_up)).
+    fn slots<'a>(&'a mut self, driver: &'a [Entity], slots: Range<usize>) -> Self::Slots<'a>;
 
     /// Takes the change marking out of the written tracked columns: from
     /// now on they hand their values out unmarked, and the caller marks
@@ -273,7 +273,7 @@ impl<'w, F: Unpacked<'w>> Packed<'w> for F {
     }
 
     #[inline]
-    fn slots(&mut self, _slots: Range<usize>) -> Self::Slots<'_> {
+    fn slots<'a>(&'a mut self, _: &'a [Entity], _: Range<usize>) -> Self::Slots<'a> {
         NoRows::default()
     }
 
@@ -479,7 +479,7 @@ impl<'w, C: 'static, K: Track> Packed<'w> for &'w SparseMap<C, K> {
     }
 
     #[inline]
-    fn slots(&mut self, slots: Range<usize>) -> &'w [C] {
+    fn slots<'a>(&'a mut self, _: &'a [Entity], slots: Range<usize>) -> &'w [C] {
         &self.values()[slots]
     }
 
@@ -585,7 +585,7 @@ macro_rules! impl_written_column {
             }
 
             #[inline]
-            fn slots(&mut self, slots: Range<usize>) -> &mut [C] {
+            fn slots<'a>(&'a mut self, _: &'a [Entity], slots: Range<usize>) -> &'a mut [C] {
                 self.values_in(slots)
             }
 
@@ -748,8 +748,8 @@ impl<'w, F: Packed<'w>> Packed<'w> for Maybe<F> {
     }
 
     #[inline]
-    fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_> {
-        MaybeRows(self.0.slots(slots))
+    fn slots<'a>(&'a mut self, driver: &'a [Entity], slots: Range<usize>) -> Self::Slots<'a> {
+        MaybeRows(self.0.slots(driver, slots))
     }
 
     #[inline(always)]
@@ -849,7 +849,7 @@ impl<'w, C: 'static, K: Track> Packed<'w> for With<&'w SparseMap<C, K>> {
     }
 
     #[inline]
-    fn slots(&mut self, slots: Range<usize>) -> Units<'w> {
+    fn slots<'a>(&'a mut self, _: &'a [Entity], slots: Range<usize>) -> Units<'w> {
         Units(&self.0.entities()[slots])
     }
 
@@ -875,6 +875,10 @@ impl<'w, C: 'static, K: Track> ReadOnly<'w> for With<&'w SparseMap<C, K>> {}
 /// entry alone, which carries the generation ([`SparseMap::contains`]): a
 /// marker storage's dense order rarely matches the driver's, so trying the
 /// driver's slot first (as a value column does) costs a read that misses.
+/// `Without` can turn an entity away, so a run of a driven walk never lines
+/// up through it ([`Unpacked`]); `Has` never does, so it lines up with any
+/// run the other columns line up in, answering for each of the run's
+/// entities (see its [`Packed`] impl).
 macro_rules! impl_presence_column {
     ($wrapper:ident, $item:ty, |$map:ident, $entity:ident, $slot:ident| $find:expr) => {
         impl<'w, C: 'static, K: Track> FetchItem<'w> for $wrapper<&'w SparseMap<C, K>> {
@@ -918,8 +922,6 @@ macro_rules! impl_presence_column {
             }
         }
 
-        impl<'w, C: 'static, K: Track> Unpacked<'w> for $wrapper<&'w SparseMap<C, K>> {}
-
         impl<C, K: Track> Cursor for $wrapper<&SparseMap<C, K>> {
             type Item = $item;
 
@@ -937,6 +939,68 @@ macro_rules! impl_presence_column {
 impl_presence_column!(Without, (), |map, entity, _slot| (!map.contains(entity))
     .then_some(()));
 impl_presence_column!(Has, bool, |map, entity, _slot| Some(map.contains(entity)));
+
+impl<'w, C: 'static, K: Track> Unpacked<'w> for Without<&'w SparseMap<C, K>> {}
+
+/// `Has` matches every entity: in a run of a driven walk where the other
+/// columns line up, it answers for each of the run's entities, so a join
+/// with a `Has` walks its runs with no lookup in the others (without it,
+/// the one column that cannot line up would send every entity to a lookup
+/// in every column). Never in a packed walk: it is not required.
+impl<'w, C: 'static, K: Track> Packed<'w> for Has<&'w SparseMap<C, K>> {
+    type Rows = NoRows<bool>;
+    type Slots<'a>
+        = Presence<'a, C, K>
+    where
+        Self: 'a;
+    type Marks = ();
+
+    #[inline]
+    fn into_rows(self, len: usize) -> Self::Rows {
+        debug_assert_eq!(len, 0, "a `Has` column was walked packed");
+        NoRows::default()
+    }
+
+    #[inline(always)]
+    fn lined_up(&self, _driver: &[Entity], slots: Range<usize>) -> usize {
+        slots.len()
+    }
+
+    #[inline]
+    fn slots<'a>(&'a mut self, driver: &'a [Entity], slots: Range<usize>) -> Self::Slots<'a> {
+        Presence {
+            map: self.0,
+            entities: driver[slots].iter(),
+        }
+    }
+
+    #[inline(always)]
+    fn take_marks(&mut self) {}
+}
+
+/// The rows of a `Has` column in a lined-up run: whether the storage holds
+/// each of the run's entities.
+#[derive(Debug)]
+pub struct Presence<'a, C, K: Track> {
+    map: &'a SparseMap<C, K>,
+    entities: core::slice::Iter<'a, Entity>,
+}
+
+impl<C, K: Track> Iterator for Presence<'_, C, K> {
+    type Item = bool;
+
+    #[inline]
+    fn next(&mut self) -> Option<bool> {
+        self.entities
+            .next()
+            .map(|&entity| self.map.contains(entity))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.entities.size_hint()
+    }
+}
 
 // ----- tuples -----
 
@@ -1059,9 +1123,9 @@ macro_rules! impl_tuples {
             }
 
             #[inline]
-            fn slots(&mut self, slots: Range<usize>) -> Self::Slots<'_> {
+            fn slots<'a>(&'a mut self, driver: &'a [Entity], slots: Range<usize>) -> Self::Slots<'a> {
                 let ($($f,)+) = self;
-                Rows(($($f.slots(slots.clone()),)+))
+                Rows(($($f.slots(driver, slots.clone()),)+))
             }
 
             #[inline(always)]

@@ -273,7 +273,7 @@ fn driven<'w, F: Packed<'w>>(
             let slots = slot..slot + run;
             slot = slots.end;
             lined_up_until = slot;
-            let rows = fetch.slots(slots.clone()).into_iter();
+            let rows = fetch.slots(driver, slots.clone()).into_iter();
             for (items, &entity) in rows.zip(&driver[slots]) {
                 f(entity, items);
             }
