@@ -276,6 +276,7 @@ fn apply_additions<W: ColumnAccess<C>, C, A: Applier>(
 
 /// Queues `value` to be added to `entity`, which the caller knows is alive,
 /// at the next sync point; or says why not and hands it back.
+#[inline]
 pub(crate) fn queue_add<W: ColumnAccess<C>, C>(
     world: &mut W,
     entity: Entity,
@@ -298,12 +299,14 @@ pub(crate) fn queue_add<W: ColumnAccess<C>, C>(
 }
 
 /// Queues the removal of `entity`'s `C`, which the caller knows is alive.
+#[inline]
 pub(crate) fn queue_remove<W: ColumnAccess<C>, C>(world: &mut W, entity: Entity) {
     crate::in_step::sync_queued(world);
     <W as ColumnAccess<C>>::queue(&mut world.queued(TOKEN).queues).queue_remove(entity);
 }
 
 /// Queues the despawn of `entity`, which the caller knows is alive.
+#[inline]
 pub(crate) fn queue_despawn<W: Storages>(world: &mut W, entity: Entity) {
     crate::in_step::sync_queued(world);
     W::despawns(&mut world.queued(TOKEN).queues, TOKEN).push(entity);

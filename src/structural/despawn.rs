@@ -31,6 +31,7 @@ pub(crate) fn despawn<W: Storages>(world: &mut W, entity: Entity) -> bool {
 /// order, with the stamps renewed once for them all (see [`Batch`]).
 /// Returns how many were despawned; one not alive at its turn (stale, or
 /// despawned earlier in the batch) is skipped.
+#[inline]
 pub(crate) fn despawn_batch<W: Storages>(
     world: &mut W,
     entities: impl IntoIterator<Item = Entity>,
