@@ -213,9 +213,10 @@ pub use crate::group::Group;
 pub use crate::plumbing::BundleParts;
 pub use crate::query::{
     join, Added, Changed, ChangedMut, ChangedRef, Fetch, FetchItem, Filter, Has, IntoFetch, Join,
-    Maybe, Or, Query, QueryItem, QueryIter, QueryMut, QueryParts, QueryTerm, ReadOnly, With,
+    Lazy, Maybe, Or, Query, QueryItem, QueryIter, QueryMut, QueryParts, QueryTerm, ReadOnly, With,
     Without, Writable,
 };
+pub use crate::query::{LazyRun, LazyViewMut};
 pub use crate::schedule::{AddSystems, LaggingReader, MissedMessages, Schedule};
 #[cfg(feature = "std")]
 pub use crate::schedule::{ScheduleStats, StepSummary};

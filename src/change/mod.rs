@@ -11,6 +11,7 @@
 //! of each observer.
 
 use core::fmt;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 pub(crate) use crate::sparse_map::track::{ChangeLog, Filter, Hooks, Tail, Window};
 pub use crate::sparse_map::track::{Track, Tracked, Untracked};
@@ -48,9 +49,21 @@ pub(crate) mod world;
 /// ```
 pub struct Mut<'a, T> {
     value: &'a mut T,
-    /// Where to mark the value, until it is marked (`None` then, and on an
-    /// untracked storage).
-    mark: Option<(&'a mut Tracked, usize, Entity)>,
+    /// Where to mark the value, until it is marked.
+    mark: Marker<'a>,
+}
+
+/// Where a [`Mut`] marks its value when written through.
+enum Marker<'a> {
+    /// Nowhere: marked already, handed out marked, or untracked.
+    Nothing,
+    /// In this change log, at this storage slot, for this entity.
+    Log(&'a mut ChangeLog, usize, Entity),
+    /// In a flag of the walk that handed it out, which marks the flagged
+    /// values in its log when the run of slots it belongs to ends (a
+    /// lined-up run of a join hands out many at once: they cannot all
+    /// hold the log).
+    Flag(&'a AtomicBool),
 }
 
 impl<'a, T> Mut<'a, T> {
@@ -63,17 +76,52 @@ impl<'a, T> Mut<'a, T> {
         slot: usize,
         entity: Entity,
     ) -> Self {
+        Self::logged(value, log.map(|tracked| &mut tracked.log), slot, entity)
+    }
+
+    /// `value`, in `slot` of a storage for `entity`, whose change log (if
+    /// it is tracked) is `log`.
+    #[inline]
+    pub(crate) fn logged(
+        value: &'a mut T,
+        log: Option<&'a mut ChangeLog>,
+        slot: usize,
+        entity: Entity,
+    ) -> Self {
         Mut {
             value,
-            mark: log.map(|log| (log, slot, entity)),
+            mark: match log {
+                Some(log) => Marker::Log(log, slot, entity),
+                None => Marker::Nothing,
+            },
+        }
+    }
+
+    /// `value`, whose write sets `flag` (see `Marker::Flag`).
+    #[inline]
+    pub(crate) fn flagged(value: &'a mut T, flag: &'a AtomicBool) -> Self {
+        Mut {
+            value,
+            mark: Marker::Flag(flag),
+        }
+    }
+
+    /// `value`, marked already by whoever handed it out.
+    #[inline]
+    pub(crate) fn marked(value: &'a mut T) -> Self {
+        Mut {
+            value,
+            mark: Marker::Nothing,
         }
     }
 
     /// Marks the value changed (once).
     #[inline]
     fn touch(&mut self) {
-        if let Some((tracked, slot, entity)) = self.mark.take() {
-            tracked.log.changed(slot, entity);
+        match core::mem::replace(&mut self.mark, Marker::Nothing) {
+            Marker::Nothing => {}
+            Marker::Log(log, slot, entity) => log.changed(slot, entity),
+            Marker::Flag(flag) => flag.store(true, Ordering::Relaxed),
         }
     }
 

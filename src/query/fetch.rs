@@ -9,10 +9,11 @@
 
 use core::ops::Range;
 
-use super::filters::{Has, Maybe, With, Without};
+use super::filters::{Has, Lazy, Maybe, With, Without};
+use super::lazy::{LazyRun, LazyViewMut};
 use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
-use crate::change::{Track, Tracked, Untracked};
+use crate::change::{Mut, Track, Tracked, Untracked};
 use crate::sparse_map::track::ChangeLog;
 use crate::sparse_map::{Order, TrackedMarks, TrackedViewMut, ViewMut};
 use crate::{Entity, SparseMap};
@@ -245,6 +246,13 @@ pub(crate) trait Packed<'w>: Access<'w> {
     /// that hand out rows in bulk and cannot know up front how many will be
     /// taken (a `for` loop over packed rows, a parallel walk).
     fn take_marks(&mut self) -> Self::Marks;
+
+    /// The rows of the last [`slots`](Self::slots) are done with: a column
+    /// that marks what was written through them (a [`Lazy`](crate::Lazy)
+    /// column's flags) marks it now, so that marks come in the walk's
+    /// order. Nothing for the others.
+    #[inline(always)]
+    fn end_run(&mut self) {}
 }
 
 /// A column walks only by lookup ([`Access`]): `Without`, `Or`, and the
@@ -612,6 +620,122 @@ impl_written_column!(
     TrackedViewMut::take_marks
 );
 
+impl<'w, C: 'static> FetchItem<'w> for LazyViewMut<'w, C> {
+    type Item<'a> = Mut<'a, C>;
+}
+
+impl<'w, C: 'static> Access<'w> for LazyViewMut<'w, C> {
+    type Found = usize;
+    type Cursor = LazyCursor<'w, C>;
+    const COLUMNS: usize = 1;
+
+    #[inline]
+    fn plan(&self, planner: &mut Planner<'w>) {
+        planner.column(Column {
+            entities: self.entities(),
+            mark: self.mark(),
+            required: true,
+            written: true,
+            candidates: false,
+        });
+        planner.never_packed();
+    }
+
+    #[inline]
+    fn find(&self, entity: Entity, slot: usize) -> Option<usize> {
+        self.find_at(entity, slot)
+    }
+
+    #[inline(always)]
+    fn find_driven(&self, entity: Entity, slot: usize, driver: usize) -> Option<usize> {
+        match driver {
+            0 => Some(slot),
+            _ => self.find_at(entity, slot),
+        }
+    }
+
+    #[inline(always)]
+    fn fetch(&mut self, found: usize, entity: Entity) -> Mut<'_, C> {
+        self.value_mut(found, entity)
+    }
+
+    #[inline(always)]
+    fn fetch_owned(self, found: usize, entity: Entity) -> Mut<'w, C> {
+        self.into_value(found, entity)
+    }
+
+    #[inline]
+    fn into_cursor(self) -> LazyCursor<'w, C> {
+        LazyCursor(TrackedCursor::new(self.into_marking()))
+    }
+
+    #[inline]
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        LazyViewMut::split_at(self, mid)
+    }
+
+    #[inline]
+    fn drive(&mut self, driver: &[Entity]) {
+        self.set_driver(driver);
+    }
+}
+
+impl<'w, C: 'static> Packed<'w> for LazyViewMut<'w, C> {
+    type Rows = NoRows<Mut<'w, C>>;
+    type Slots<'a>
+        = LazyRun<'a, C>
+    where
+        Self: 'a;
+    type Marks = TrackedMarks<'w>;
+
+    /// Never called with rows: a `Lazy` column's plan is never packed.
+    #[inline]
+    fn into_rows(self, len: usize) -> Self::Rows {
+        debug_assert_eq!(len, 0, "a `Lazy` column was walked packed");
+        NoRows::default()
+    }
+
+    #[inline]
+    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+        run(self.entities(), driver, slots)
+    }
+
+    #[inline]
+    fn slots<'a>(&'a mut self, _: &'a [Entity], slots: Range<usize>) -> LazyRun<'a, C> {
+        self.run(slots)
+    }
+
+    #[inline(always)]
+    fn take_marks(&mut self) -> TrackedMarks<'w> {
+        LazyViewMut::take_marks(self)
+    }
+
+    #[inline(always)]
+    fn end_run(&mut self) {
+        LazyViewMut::end_run(self);
+    }
+}
+
+/// The cursor of a [`Lazy`](crate::Lazy) column in a `for` loop: each
+/// value is marked as it is handed out (the loop's items may outlive any
+/// run), then handed out as a `Mut` with nothing left to mark.
+#[derive(Debug)]
+pub struct LazyCursor<'w, C>(TrackedCursor<'w, C>);
+
+impl<'w, C> Cursor for LazyCursor<'w, C> {
+    type Item = Mut<'w, C>;
+
+    #[inline]
+    fn next(&mut self, entity: Entity, hint: usize) -> Option<Mut<'w, C>> {
+        self.0.next(entity, hint).map(Mut::marked)
+    }
+
+    #[inline(always)]
+    fn commit(&mut self, entity: Entity) {
+        self.0.commit(entity);
+    }
+}
+
 /// The cursor of a tracked written column: its values in dense order if
 /// it drives the walk, by handle otherwise (see [`Order`]), each marked
 /// when the walk hands it out.
@@ -755,6 +879,11 @@ impl<'w, F: Packed<'w>> Packed<'w> for Maybe<F> {
     #[inline(always)]
     fn take_marks(&mut self) -> F::Marks {
         self.0.take_marks()
+    }
+
+    #[inline(always)]
+    fn end_run(&mut self) {
+        self.0.end_run();
     }
 }
 
@@ -1133,6 +1262,12 @@ macro_rules! impl_tuples {
                 let ($($f,)+) = self;
                 ($($f.take_marks(),)+)
             }
+
+            #[inline(always)]
+            fn end_run(&mut self) {
+                let ($($f,)+) = self;
+                $($f.end_run();)+
+            }
         }
 
         #[allow(non_snake_case)]
@@ -1241,6 +1376,12 @@ pub trait Writable<C>: Track {
         + for<'a> FetchItem<'w, Item<'a> = &'a mut C>
     where
         C: 'w;
+
+    /// The column of `Lazy(storage)`: its values handed out as `Mut`s.
+    #[doc(hidden)]
+    fn lazy<'w>(storage: &'w mut SparseMap<C, Self>) -> LazyViewMut<'w, C>
+    where
+        C: 'w;
 }
 
 impl<C: 'static> Writable<C> for Untracked {
@@ -1248,6 +1389,14 @@ impl<C: 'static> Writable<C> for Untracked {
         = ViewMut<'w, C>
     where
         C: 'w;
+
+    #[inline]
+    fn lazy<'w>(storage: &'w mut SparseMap<C>) -> LazyViewMut<'w, C>
+    where
+        C: 'w,
+    {
+        LazyViewMut::new(storage.view_mut(), None)
+    }
 }
 
 impl<C: 'static> Writable<C> for Tracked {
@@ -1255,6 +1404,24 @@ impl<C: 'static> Writable<C> for Tracked {
         = TrackedViewMut<'w, C>
     where
         C: 'w;
+
+    #[inline]
+    fn lazy<'w>(storage: &'w mut SparseMap<C, Tracked>) -> LazyViewMut<'w, C>
+    where
+        C: 'w,
+    {
+        let (view, log) = storage.tracked_view(None).0.into_parts();
+        LazyViewMut::new(view, log)
+    }
+}
+
+impl<'w, C: 'static, K: Writable<C>> IntoFetch<'w> for Lazy<&'w mut SparseMap<C, K>> {
+    type Fetch = LazyViewMut<'w, C>;
+
+    #[inline]
+    fn into_fetch(self) -> LazyViewMut<'w, C> {
+        K::lazy(self.0)
+    }
 }
 
 // ----- borrowed storages into fetches: `join` -----

@@ -81,6 +81,43 @@ pub struct Without<T>(pub T);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Has<T>(pub T);
 
+/// A written storage in a [`join`](super::join) whose values are handed
+/// out as [`Mut`](crate::Mut)s: on a tracked storage a value counts as
+/// changed only once written through (bevy's `Mut<T>` in a query), where
+/// `&mut world.c` marks every value it hands out. For the loops that write
+/// a few of many values: `join((Lazy(&mut world.energy), &world.id))`
+/// walks the two side by side, with no lookup by handle, and marks only
+/// the energies it changes.
+///
+/// `for_each` marks exactly what was written through. A `for` loop or
+/// `par_for_each` over such a join marks every value it hands out, as
+/// `&mut` does (its items may be kept and written after the walk's
+/// bookkeeping ends). On an untracked storage it is a plain `&mut`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::{join, Changed, Lazy};
+///
+/// struct Energy(i32);
+/// struct Id(u32);
+/// world! { struct Game<Energy, Id>; tracked (Energy); }
+///
+/// let mut world = Game::new();
+/// for i in 0..8 {
+///     world.spawn_with((Energy(10), Id(i)));
+/// }
+/// world.clear_changes();
+/// join((Lazy(&mut world.energy), &world.id)).for_each(|_, (mut energy, id)| {
+///     if id.0 % 4 == 0 {
+///         energy.0 -= 1; // a write through: marked
+///     }
+///     let _ = energy.0; // a read: not marked
+/// });
+/// assert_eq!(world.query::<Changed<&Energy>>().count(), 2);
+/// ```
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
+pub struct Lazy<T>(pub T);
+
 /// An optional storage in a [`join`](super::join): yields `Some(item)` when the entity has
 /// the component and `None` otherwise, and never excludes an entity. The
 /// query-type spelling is `Option<&C>` / `Option<&mut C>`.

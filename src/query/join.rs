@@ -277,6 +277,7 @@ fn driven<'w, F: Packed<'w>>(
             for (items, &entity) in rows.zip(&driver[slots]) {
                 f(entity, items);
             }
+            fetch.end_run();
         } else {
             // As many lookups as since the last run (a granule at first):
             // checks that keep failing get rarer.

@@ -15,6 +15,7 @@ pub(crate) mod fetch;
 mod filters;
 mod iter;
 mod join;
+mod lazy;
 mod or;
 #[cfg(feature = "rayon")]
 mod par;
@@ -24,8 +25,9 @@ pub(crate) mod terms;
 
 pub use changed::{ChangedMut, ChangedRef};
 pub use fetch::{Fetch, FetchItem, IntoFetch, ReadOnly, Writable};
-pub use filters::{Added, Changed, Has, Maybe, Or, With, Without};
+pub use filters::{Added, Changed, Has, Lazy, Maybe, Or, With, Without};
 pub use iter::QueryIter;
 pub use join::{join, Join};
+pub use lazy::{LazyRun, LazyViewMut};
 pub use or::Filter;
 pub use terms::{Query, QueryItem, QueryMut, QueryParts, QueryTerm};

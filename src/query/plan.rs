@@ -88,7 +88,8 @@ pub struct Planner<'w> {
     group: Option<(GroupMark, u32)>,
     /// Still possible: every column seen is a required member of one group.
     grouped: bool,
-    /// A column lists candidates: no packed walk.
+    /// A column lists candidates, or hands its values out in runs it must
+    /// end: no packed walk.
     candidates: bool,
 }
 
@@ -130,6 +131,13 @@ impl<'w> Planner<'w> {
             out_of_step: true,
             ..Self::new()
         }
+    }
+
+    /// The last column folded in hands its values out in runs it must end
+    /// (a [`Lazy`](crate::Lazy) column): no packed walk.
+    #[inline]
+    pub(crate) fn never_packed(&mut self) {
+        self.candidates = true;
     }
 
     /// Folds in the next column.

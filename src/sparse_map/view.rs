@@ -544,6 +544,13 @@ impl<'w, T> TrackedViewMut<'w, T> {
         self.view.set_driver(driver);
     }
 
+    /// A view from its parts (see [`into_parts`](Self::into_parts)): `log`
+    /// `None` marks nothing.
+    #[inline]
+    pub(crate) fn from_parts(view: ViewMut<'w, T>, log: Option<&'w mut ChangeLog>) -> Self {
+        TrackedViewMut { view, log }
+    }
+
     /// The view and its log, apart: for a cursor that hands values out one
     /// at a time and marks each itself (the query's cursors).
     #[inline]
@@ -602,7 +609,19 @@ impl Drop for TrackedMarks<'_> {
     }
 }
 
-impl TrackedMarks<'_> {
+impl<'w> TrackedMarks<'w> {
+    /// The marking of the view whose entities are `dense`, the first in
+    /// storage slot `offset`, into `log` (`None`: nothing to mark).
+    #[inline]
+    pub(crate) fn new(log: Option<&'w mut ChangeLog>, dense: &'w [Entity], offset: usize) -> Self {
+        TrackedMarks {
+            log,
+            dense,
+            offset,
+            handed: 0,
+        }
+    }
+
     /// `count` more of the first slots were handed out (see `Drop`).
     #[inline(always)]
     pub(crate) fn handed(&mut self, count: usize) {

@@ -641,7 +641,7 @@ pub mod typed_ecs {
     //! typed_ecs: a `Schedule` of typed systems.
     use super::*;
     use ::typed_ecs::prelude::*;
-    use ::typed_ecs::{Seen, Tracked};
+    use ::typed_ecs::{Lazy, Seen, Tracked};
 
     world! {
         /// The meadow and everything on it.
@@ -672,8 +672,9 @@ pub mod typed_ecs {
     }
 
     fn hunger(energy: &mut SparseMap<Energy, Tracked>, ids: &SparseMap<Id>, clock: &Clock) {
-        energy.for_each_mut(|animal, mut energy| {
-            let id = ids.get(animal).expect("every animal has an id");
+        // `Lazy`: each energy a `Mut`, marked only if written (the guide's
+        // "Reacting to change").
+        join((Lazy(energy), ids)).for_each(|_, (mut energy, id)| {
             if hungry_now(id.0, clock.frame) {
                 energy.0 -= HUNGER;
             }
