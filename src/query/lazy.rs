@@ -11,16 +11,27 @@ use crate::sparse_map::mark::Mark;
 use crate::sparse_map::{TrackedMarks, TrackedViewMut, ViewMut};
 use crate::Entity;
 
-/// A written column that hands its values out as [`Mut`]s
-/// ([`Lazy`](crate::Lazy) in a join): a value counts as changed only once
-/// written through. Looked up one at a time, each `Mut` holds the change
-/// log; in a lined-up run of a driven walk, many are handed out at once, so
-/// each holds a flag of the run instead, and the flagged values are marked
-/// when the run ends ([`end_run`](Self::end_run), or when the view is
-/// dropped, a panic included). A walk that takes the marking out
-/// ([`take_marks`](Self::take_marks): a `for` loop, a parallel walk) marks
+/// The column [`Lazy`](crate::Lazy) makes of a written storage in a join:
+/// it hands its values out as [`Mut`]s, so a value counts as changed only
+/// once written through. Looked up one at a time, each `Mut` holds the
+/// change log; in a lined-up run of a driven walk, many are handed out at
+/// once, so each holds a flag of the run instead, and the flagged values
+/// are marked when the run ends, or when the column is dropped (a panic in
+/// the walk's closure included). A `for` loop or a parallel walk marks
 /// every value it hands out, as `&mut C` does. On an untracked storage it
-/// marks nothing.
+/// marks nothing. Not made directly: see [`Lazy`](crate::Lazy).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::{IntoFetch, Lazy, LazyViewMut};
+///
+/// struct Hp(i32);
+/// world! { struct Game<Hp>; tracked (Hp); }
+///
+/// let mut world = Game::new();
+/// let column: LazyViewMut<'_, Hp> = Lazy(&mut world.hp).into_fetch();
+/// # drop(column);
+/// ```
 pub struct LazyViewMut<'w, T> {
     view: ViewMut<'w, T>,
     run: RunFlags<'w>,
@@ -197,7 +208,29 @@ impl<'w, T> LazyViewMut<'w, T> {
 }
 
 /// The values of a run of a [`LazyViewMut`], as `Mut`s that set the run's
-/// flags.
+/// flags: what a `for_each` over a join with a [`Lazy`](crate::Lazy)
+/// column hands out where its storages line up.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::{join, Changed, Lazy};
+///
+/// struct Hp(i32);
+/// struct Armor(i32);
+/// world! { struct Game<Hp, Armor>; tracked (Hp); }
+///
+/// let mut world = Game::new();
+/// for a in 0..40 {
+///     world.spawn_with((Hp(10), Armor(a))); // spawned together: lined up
+/// }
+/// world.clear_changes();
+/// join((Lazy(&mut world.hp), &world.armor)).for_each(|_, (mut hp, armor)| {
+///     if armor.0 < 5 {
+///         hp.0 -= 5 - armor.0;
+///     }
+/// });
+/// assert_eq!(world.query::<Changed<&Hp>>().count(), 5);
+/// ```
 #[derive(Debug)]
 pub struct LazyRun<'a, T> {
     values: core::slice::IterMut<'a, T>,
