@@ -509,14 +509,14 @@ impl<'w, C, K: Track> Cursor for &'w SparseMap<C, K> {
 
 impl<'w, C: 'static, K: Track> ReadOnly<'w> for &'w SparseMap<C, K> {}
 
-/// The [`Access`] of a written storage's column: [`ViewMut`] and, for a
-/// tracked storage, [`TrackedViewMut`] (which marks what it hands out).
-/// They differ in their cursor and their marks alone, which `$into_cursor`
-/// and `$take_marks` make.
-macro_rules! impl_written_column {
-    ($view:ident, $cursor:ident, $into_cursor:expr, $marks:ty, $take_marks:expr) => {
+/// The [`Access`] role of a written storage's column, the same for each:
+/// `$item` is what it hands out, `$cursor` its cursor (made by
+/// `$into_cursor`), and `$planned` runs after its column is folded into the
+/// plan.
+macro_rules! impl_written_access {
+    ($view:ident, $item:ty, $cursor:ident, $into_cursor:expr, $planned:expr) => {
         impl<'w, C: 'static> FetchItem<'w> for $view<'w, C> {
-            type Item<'a> = &'a mut C;
+            type Item<'a> = $item;
         }
 
         impl<'w, C: 'static> Access<'w> for $view<'w, C> {
@@ -533,6 +533,7 @@ macro_rules! impl_written_column {
                     written: true,
                     candidates: false,
                 });
+                $planned(planner);
             }
 
             #[inline]
@@ -549,12 +550,12 @@ macro_rules! impl_written_column {
             }
 
             #[inline(always)]
-            fn fetch(&mut self, found: usize, entity: Entity) -> &mut C {
+            fn fetch(&mut self, found: usize, entity: Entity) -> Self::Item<'_> {
                 self.value_mut(found, entity)
             }
 
             #[inline(always)]
-            fn fetch_owned(self, found: usize, entity: Entity) -> &'w mut C {
+            fn fetch_owned(self, found: usize, entity: Entity) -> Self::Item<'w> {
                 self.into_value(found, entity)
             }
 
@@ -573,6 +574,23 @@ macro_rules! impl_written_column {
                 self.set_driver(driver);
             }
         }
+    };
+}
+
+/// Both roles of a written storage's column that hands out `&mut C`:
+/// [`ViewMut`] and, for a tracked storage, [`TrackedViewMut`] (which marks
+/// what it hands out). They differ in their cursor and their marks alone,
+/// which `$into_cursor` and `$take_marks` make. ([`LazyViewMut`] shares
+/// the [`Access`] role, handing out `Mut<C>`.)
+macro_rules! impl_written_column {
+    ($view:ident, $cursor:ident, $into_cursor:expr, $marks:ty, $take_marks:expr) => {
+        impl_written_access!(
+            $view,
+            &'a mut C,
+            $cursor,
+            $into_cursor,
+            |_: &mut Planner<'w>| ()
+        );
 
         impl<'w, C: 'static> Packed<'w> for $view<'w, C> {
             type Rows = &'w mut [C];
@@ -620,65 +638,13 @@ impl_written_column!(
     TrackedViewMut::take_marks
 );
 
-impl<'w, C: 'static> FetchItem<'w> for LazyViewMut<'w, C> {
-    type Item<'a> = Mut<'a, C>;
-}
-
-impl<'w, C: 'static> Access<'w> for LazyViewMut<'w, C> {
-    type Found = usize;
-    type Cursor = LazyCursor<'w, C>;
-    const COLUMNS: usize = 1;
-
-    #[inline]
-    fn plan(&self, planner: &mut Planner<'w>) {
-        planner.column(Column {
-            entities: self.entities(),
-            mark: self.mark(),
-            required: true,
-            written: true,
-            candidates: false,
-        });
-        planner.never_packed();
-    }
-
-    #[inline]
-    fn find(&self, entity: Entity, slot: usize) -> Option<usize> {
-        self.find_at(entity, slot)
-    }
-
-    #[inline(always)]
-    fn find_driven(&self, entity: Entity, slot: usize, driver: usize) -> Option<usize> {
-        match driver {
-            0 => Some(slot),
-            _ => self.find_at(entity, slot),
-        }
-    }
-
-    #[inline(always)]
-    fn fetch(&mut self, found: usize, entity: Entity) -> Mut<'_, C> {
-        self.value_mut(found, entity)
-    }
-
-    #[inline(always)]
-    fn fetch_owned(self, found: usize, entity: Entity) -> Mut<'w, C> {
-        self.into_value(found, entity)
-    }
-
-    #[inline]
-    fn into_cursor(self) -> LazyCursor<'w, C> {
-        LazyCursor(TrackedCursor::new(self.into_marking()))
-    }
-
-    #[inline]
-    fn split_at(self, mid: usize) -> (Self, Self) {
-        LazyViewMut::split_at(self, mid)
-    }
-
-    #[inline]
-    fn drive(&mut self, driver: &[Entity]) {
-        self.set_driver(driver);
-    }
-}
+impl_written_access!(
+    LazyViewMut,
+    Mut<'a, C>,
+    LazyCursor,
+    |view: LazyViewMut<'w, C>| LazyCursor(TrackedCursor::new(view.into_marking())),
+    Planner::never_packed
+);
 
 impl<'w, C: 'static> Packed<'w> for LazyViewMut<'w, C> {
     type Rows = NoRows<Mut<'w, C>>;
