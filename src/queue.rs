@@ -324,6 +324,17 @@ impl<T> Queue<T> {
         self.live_adds
     }
 
+    /// `true` when nothing is queued and the queue is as new: no entry,
+    /// not even a cancelled one, and no count of entries taken left from
+    /// an apply cut short. Such a queue needs no apply.
+    #[inline]
+    pub(crate) fn is_clear(&self) -> bool {
+        self.adds.is_empty()
+            && self.removes.is_empty()
+            && self.taken == 0
+            && self.removes_taken == 0
+    }
+
     /// Takes the first queued removal off the queue.
     #[inline]
     pub(crate) fn pop_remove(&mut self) -> Option<Entity> {
@@ -482,6 +493,12 @@ impl Despawns {
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.0.len()
+    }
+
+    /// `true` when no despawn is queued.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// The despawns queued, in order (for saving, and for the checks).

@@ -966,6 +966,9 @@ impl<W: World + 'static> Schedule<W> {
 
     /// Applies every pending command buffer, in the order the systems ran.
     fn apply_pending(&mut self, world: &mut W) {
+        if self.pending.is_empty() {
+            return;
+        }
         let mut reports = Vec::new();
         // Each is taken off the list before it is applied: if a component's
         // `Drop` panics, the buffer keeps what is left and is pending again
@@ -973,8 +976,11 @@ impl<W: World + 'static> Schedule<W> {
         while let Some((entry, member)) = self.pending.pop_front() {
             if let Entry::Systems(step, _) = &mut self.entries[entry] {
                 step.member(member).apply(world, &mut reports);
-                self.reports
-                    .extend(reports.drain(..).map(|report| (entry, member, report)));
+                // An empty buffer reports nothing (the usual case).
+                if !reports.is_empty() {
+                    self.reports
+                        .extend(reports.drain(..).map(|report| (entry, member, report)));
+                }
             }
         }
     }

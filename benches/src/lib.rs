@@ -152,6 +152,10 @@ pub const SCENARIOS: &[Scenario] = &[
     scenarios::events_many_types::SCENARIO,
     scenarios::events_apart::send::SCENARIO,
     scenarios::events_apart::read::SCENARIO,
+    scenarios::fixed_costs::system::SCENARIO,
+    scenarios::fixed_costs::seen::SCENARIO,
+    scenarios::fixed_costs::sync::SCENARIO,
+    scenarios::commands_frame::SCENARIO,
     scenarios::sparse_spread::SCENARIO,
     scenarios::simple_iter::SCENARIO_SCALING,
 ];
@@ -363,6 +367,19 @@ mod tests {
         same_work(&scenarios::events_many_types::SCENARIO, 3);
         same_work(&scenarios::events_apart::send::SCENARIO, 3);
         same_work(&scenarios::events_apart::read::SCENARIO, 3);
+    }
+
+    #[test]
+    fn fixed_costs() {
+        same_work(&scenarios::fixed_costs::system::SCENARIO, 3);
+        same_work(&scenarios::fixed_costs::seen::SCENARIO, 3);
+        same_work(&scenarios::fixed_costs::sync::SCENARIO, 3);
+    }
+
+    #[test]
+    fn commands_frame() {
+        // More frames than a life, so that newborns die too.
+        same_work(&scenarios::commands_frame::SCENARIO, 230);
     }
 
     #[test]

@@ -47,7 +47,7 @@
 use core::any::type_name;
 
 use crate::error::AddErrorKind;
-use crate::plumbing::{Column, ColumnAccess, EachStorage, Storages};
+use crate::plumbing::{Column, ColumnAccess, EachStorage, EachStorageRef, Storages};
 use crate::queue::{OnPresent, QueueRefusal};
 use crate::seal::TOKEN;
 use crate::Entity;
@@ -318,10 +318,35 @@ pub(crate) fn queue_despawn<W: Storages>(world: &mut W, entity: Entity) {
 /// back.
 pub(crate) fn finalize<W: Storages>(world: &mut W) {
     crate::in_step::sync_all(world);
+    // A sync point with nothing queued (most of them) skips taking the
+    // queues out and putting them back: moves of the whole `W::Queues`.
+    if nothing_queued(world) {
+        return;
+    }
     let queues = core::mem::take(&mut world.queued(TOKEN).queues);
     let mut taken = Taken { world, queues };
     let Taken { world, queues } = &mut taken;
     apply(*world, queues, &mut OwnQueue);
+}
+
+/// `true` when every queue of the world's own is clear (see
+/// `Queue::is_clear`) and no despawn is queued: applying them would do
+/// nothing.
+#[inline]
+fn nothing_queued<W: Storages>(world: &W) -> bool {
+    struct AnyQueued {
+        queued: bool,
+    }
+    impl<W: Storages> EachStorageRef<W> for AnyQueued {
+        #[inline]
+        fn visit<C: Column<W>>(&mut self, world: &W) {
+            // `|`, not `||`: no branch per storage.
+            self.queued |= !C::queue_ref(&world.queued_ref(TOKEN).queues, TOKEN).is_clear();
+        }
+    }
+    let mut any = AnyQueued { queued: false };
+    world.each_ref(&mut any, TOKEN);
+    !any.queued && W::despawns_ref(&world.queued_ref(TOKEN).queues, TOKEN).is_empty()
 }
 
 /// The world's queues, taken out while they are applied: put back when

@@ -2,11 +2,13 @@
 
 pub mod add_remove;
 pub mod changed_iter;
+pub mod commands_frame;
 pub mod deferred_sync;
 pub mod despawn_churn;
 pub mod events;
 pub mod events_apart;
 pub mod events_many_types;
+pub mod fixed_costs;
 pub mod follow_target;
 pub mod fragmented_iter;
 pub mod game_frame;
