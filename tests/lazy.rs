@@ -174,6 +174,29 @@ fn on_an_untracked_storage_it_is_a_plain_write() {
     assert!(changed(&world).is_empty());
 }
 
+#[test]
+fn the_query_term_lazy_marks_what_was_written_through() {
+    for seed in 40..50 {
+        let mut rng = Rng::new(seed);
+        let mut world = world(&mut rng);
+        let mut model = BTreeSet::new();
+        world
+            .query_mut::<(Lazy<Energy>, &Id, Has<Marker>)>()
+            .for_each(|e, (mut energy, id, _)| {
+                if writes(id.0, seed) {
+                    energy.0 += 3;
+                    model.insert(e);
+                }
+            });
+        assert_eq!(changed(&world), model, "seed {seed}");
+        let some = *model.iter().next().unwrap();
+        world.clear_changes();
+        let (energy, _) = world.get_many::<(Lazy<Energy>, &Id)>(some).unwrap();
+        assert_eq!(energy.0, 103, "read: not marked");
+        assert!(changed(&world).is_empty());
+    }
+}
+
 #[cfg(feature = "rayon")]
 #[test]
 fn par_for_each_marks_what_it_hands_out() {

@@ -1318,6 +1318,13 @@ impl<'w, C, K: Track> FromStorage<'w, C, K> for With<&'w SparseMap<C, K>> {
     }
 }
 
+impl<'w, C: 'static, K: Writable<C>> FromStorage<'w, C, K> for LazyViewMut<'w, C> {
+    #[inline]
+    fn from_storage(storage: &'w mut SparseMap<C, K>) -> Self {
+        K::lazy(storage)
+    }
+}
+
 impl<'w, C, K: Track> FromStorage<'w, C, K> for Has<&'w SparseMap<C, K>> {
     #[inline]
     fn from_storage(storage: &'w mut SparseMap<C, K>) -> Self {

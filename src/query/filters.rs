@@ -89,6 +89,9 @@ pub struct Has<T>(pub T);
 /// walks the two side by side, with no lookup by handle, and marks only
 /// the energies it changes.
 ///
+/// In a query type it is `Lazy<C>`: `world.query_mut::<(Lazy<Energy>,
+/// &Id)>()`.
+///
 /// `for_each` marks exactly what was written through. A `for` loop or
 /// `par_for_each` over such a join marks every value it hands out, as
 /// `&mut` does (its items may be kept and written after the walk's

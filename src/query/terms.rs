@@ -4,7 +4,8 @@
 
 use super::changed::{ChangedMut, ChangedRef};
 use super::fetch::{Fetch, FromStorage, ReadOnly, Writable};
-use super::filters::{Added, Changed, Has, Maybe, With, Without};
+use super::filters::{Added, Changed, Has, Lazy, Maybe, With, Without};
+use super::lazy::LazyViewMut;
 use crate::change::Tracked;
 use crate::in_step;
 use crate::indices::{all_distinct_lists, Indices, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
@@ -277,7 +278,7 @@ impl_query_tuples!(Q0, Q1, Q2, Q3, Q4, Q5, Q6, Q7, Q8, Q9, Q10, Q11);
     message = "`{Self}` is not a query element over `{W}`",
     label = "not a query element over `{W}`",
     note = "a mutable query element is `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>`, \
-            `Without<C>`, `Has<C>` for a component `C` of `{W}`, or an `Or` of filters"
+            `Without<C>`, `Has<C>`, `Lazy<C>` for a component `C` of `{W}`, or an `Or` of filters"
 )]
 pub trait QueryTerm<'w, W: Storages + 'w>: QueryParts<'w, W> {
     /// The storage index in `W` of each component the element names (one,
@@ -373,6 +374,7 @@ impl_query_term! {
     With<C> => With<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, true;
     Without<C> => Without<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, false;
     Has<C> => Has<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, false;
+    Lazy<C> => LazyViewMut<'w, C>, true;
 }
 
 /// A mutable query over a world `W`: one [`QueryTerm`], or a tuple of up to
@@ -412,7 +414,8 @@ impl_query_term! {
     message = "`{Self}` is not a mutable query over `{W}`",
     label = "not a mutable query over `{W}`",
     note = "a mutable query is one of `&C`, `&mut C`, `Option<&C>`, `Option<&mut C>`, `With<C>`, \
-            `Without<C>`, `Has<C>` for a component `C` of `{W}`, or a tuple of up to 8 of them"
+            `Without<C>`, `Has<C>`, `Lazy<C>` for a component `C` of `{W}`, or a tuple of up to 8 of \
+            them"
 )]
 pub trait QueryMut<'w, W: Storages + 'w>: QueryParts<'w, W> + DistinctTerms<W> {}
 
@@ -513,6 +516,7 @@ impl<T> crate::seal::Sealed for Option<T> {}
 impl<T> crate::seal::Sealed for With<T> {}
 impl<T> crate::seal::Sealed for Without<T> {}
 impl<T> crate::seal::Sealed for Has<T> {}
+impl<T> crate::seal::Sealed for Lazy<T> {}
 impl<T> crate::seal::Sealed for Changed<T> {}
 impl<T> crate::seal::Sealed for Added<T> {}
 impl<T> crate::seal::Sealed for super::filters::Or<T> {}
