@@ -6,7 +6,12 @@
 
 # build LABEL REV: the `profile` binary of REV, as $work/profile-LABEL, built
 # in a worktree of its own (removed after) with $work/target shared, so the
-# dependencies build once.
+# dependencies build once. In one codegen unit: with the default sixteen,
+# code added anywhere in the benches binary moves the units' boundaries and
+# with them what is inlined where, so a scenario's count could move by a
+# few percent with no change to its work (`changed_iter` did, by 7%, when
+# `Lazy` was added; in one unit the two builds differed by 9 instructions).
+# Set COUNTS_CODEGEN_UNITS to measure another setting.
 build() {
     local tree=$work/wt-$1
     git -C "$root" worktree remove --force "$tree" 2>/dev/null || true
@@ -15,8 +20,9 @@ build() {
         prepare "$tree"
     fi
     echo "$tool: building $2 ($1)" >&2
-    (cd "$tree" && CARGO_TARGET_DIR=$work/target cargo build --release --quiet \
-        -p typed_ecs_benches --bin profile)
+    (cd "$tree" && CARGO_TARGET_DIR=$work/target \
+        CARGO_PROFILE_RELEASE_CODEGEN_UNITS=${COUNTS_CODEGEN_UNITS:-1} \
+        cargo build --release --quiet -p typed_ecs_benches --bin profile)
     cp "$work/target/release/profile" "$work/profile-$1"
     git -C "$root" worktree remove --force "$tree"
 }
