@@ -52,7 +52,8 @@ pub struct Events<E> {
     log: Log<E, Numbered>,
     /// What the sequence numbers count in: given at the first send, kept
     /// by a save and load, new for a clone; 0 before the first send. A
-    /// cursor's position means something only in its own lineage.
+    /// cursor's position means something only in its own lineage. Not 0
+    /// only if the log has its identity.
     lineage: u64,
 }
 
@@ -84,9 +85,18 @@ impl<E> Events<E> {
     #[inline]
     pub fn send(&mut self, event: E) {
         if self.lineage == 0 {
-            self.lineage = crate::unique::lasting();
+            self.begin();
         }
-        self.log.push(self.sent(), event);
+        self.log.push_next(event);
+    }
+
+    /// The first send: the numbering gets its lineage and the log its
+    /// identity (out of line: once per queue).
+    #[cold]
+    #[inline(never)]
+    fn begin(&mut self) {
+        self.lineage = crate::unique::lasting();
+        self.log.identify();
     }
 
     /// Sends every event of `events`, in order.
@@ -190,7 +200,7 @@ impl<E> Events<E> {
     /// The lineage, given now if there was none.
     fn lineage(&mut self) -> u64 {
         if self.lineage == 0 {
-            self.lineage = crate::unique::lasting();
+            self.begin();
         }
         self.lineage
     }
@@ -761,6 +771,10 @@ impl<'de, E: serde::Deserialize<'de>> serde::Deserialize<'de> for Events<E> {
         if lineage == 0 && (first > 0 || !pending.is_empty()) {
             // Sent to, so numbered: a lineage of its own.
             events.lineage = crate::unique::lasting();
+        }
+        if events.lineage != 0 {
+            // A numbered queue's log has its identity (see `push_next`).
+            events.log.identify();
         }
         for event in pending {
             events.send(event);
