@@ -172,7 +172,8 @@ pub const STAGE_SCENARIOS: &[Scenario] = &[
 
 /// The scenarios of change detection, which compare ways of finding what
 /// changed (typed_ecs's `Changed` query, a full scan, bevy's `Changed`
-/// filter, a dirty list kept by hand) and tracked storages with untracked
+/// filter, specs' `FlaggedStorage` read into a `BitSet`, a dirty list kept
+/// by hand) and tracked storages with untracked
 /// ones: their implementations are named for what they run, like
 /// [`STAGE_SCENARIOS`]'s. `BENCHMARKS.md` shows them in a section of their
 /// own (see [`changes`]).

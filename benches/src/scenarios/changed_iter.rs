@@ -32,6 +32,21 @@
 //!   Changed<Position>>` (bevy always tracks: its filter reads the change
 //!   tick of every row of the table), then `world.clear_trackers()`.
 //!   Both query states are made in setup, as a system keeps them.
+//! - `specs Flagged`: what specs' docs show for finding what changed
+//!   (`FlaggedStorage`'s example): `Position` in a `FlaggedStorage<_,
+//!   VecStorage<_>>` (`VecStorage`, as every other specs implementation
+//!   here stores its components; through a newtype, [`FlaggedPosition`],
+//!   since the shared `Position` is a `VecStorage` component already),
+//!   and a `ReaderId<ComponentEvent>` registered in setup after the spawns
+//!   (`storage.register_reader()`: the first frame starts after them).
+//!   Writes with `WriteStorage::get_mut(e)`, which puts a `Modified` event
+//!   on the storage's channel. The visit clears its `BitSet` (as the docs
+//!   do, first), reads the channel from its reader
+//!   (`storage.channel().read(&mut reader)`), adds the index of each
+//!   `ComponentEvent::Modified` to the `BitSet`, then joins `(&positions,
+//!   &modified)`. Reading the channel is specs' "afresh": the reader moves
+//!   past what it read. Both borrows go through `system_data`, as a
+//!   system's run would.
 //! - `raw dirty list`: `Vec`s indexed by the handles (`usize`s), and a
 //!   dirty list kept by hand: a write pushes its index to a list unless
 //!   a `Vec<bool>` says it is there already; the frame visits the list,
@@ -64,6 +79,8 @@ pub const TYPED_ECS_CHANGED: &str = "typed_ecs Changed";
 pub const TYPED_ECS_FULL_SCAN: &str = "typed_ecs full scan";
 /// bevy's `Changed<Position>` filter.
 pub const BEVY_CHANGED: &str = "bevy Changed";
+/// specs' `FlaggedStorage`, read through a `ReaderId` into a `BitSet`.
+pub const SPECS_FLAGGED: &str = "specs Flagged";
 /// Plain `Vec`s and a dirty list kept by hand.
 pub const RAW_DIRTY_LIST: &str = "raw dirty list";
 
@@ -80,7 +97,7 @@ pub const RAW: &str = "raw";
 /// `1 / FRAMES` of the entities.
 pub const FRAMES: usize = 100;
 
-/// The four implementations of `changed_iter` / `changed_frame`, each
+/// The five implementations of `changed_iter` / `changed_frame`, each
 /// wrapped by `$timed` ([`Timed::visit`] or [`Timed::frame`]).
 macro_rules! frame_impls {
     ($timed:path) => {
@@ -96,6 +113,10 @@ macro_rules! frame_impls {
             Impl {
                 name: BEVY_CHANGED,
                 setup: |n| Box::new($timed(bevy::setup(n))),
+            },
+            Impl {
+                name: SPECS_FLAGGED,
+                setup: |n| Box::new($timed(specs::setup(n))),
             },
             Impl {
                 name: RAW_DIRTY_LIST,
@@ -119,7 +140,9 @@ pub const SCENARIO: Scenario = Scenario {
             position += velocity through a mutable lookup by handle; each run is timed on its \
             own. The full scan keeps a copy of each position (a `LastSeen` component grouped \
             with `Position`) and compares all 100,000 with it; its world does not track \
-            `Position`. bevy's `Changed<Position>` checks the change tick of every row.",
+            `Position`. bevy's `Changed<Position>` checks the change tick of every row. specs \
+            (`FlaggedStorage` over `VecStorage`) clears a `BitSet`, reads its reader's \
+            `Modified` events into it and joins it with the positions.",
 };
 
 /// `changed_iter` with the writes timed: one whole frame.
@@ -134,7 +157,8 @@ pub const SCENARIO_FRAME: Scenario = Scenario {
     impls: frame_impls!(Timed::frame),
     notes: "`changed_iter` with the writes on the clock: the 1,000 writes by handle are random \
             accesses among 100,000 entities, the same for every implementation but for what \
-            tracking adds to each: bevy sets the row's change tick; raw sets a dirty flag and \
+            tracking adds to each: bevy sets the row's change tick; specs pushes a `Modified` \
+            event onto the storage's channel; raw sets a dirty flag and \
             pushes to its list; the full scan's world adds nothing; typed_ecs reads the slot's \
             record (its live log entry and that entry's stamp), turns the entry into a \
             tombstone and appends a new one: callgrind counts 114 instructions a write against \
@@ -444,6 +468,93 @@ pub mod bevy {
         fn check(&self) -> Check {
             let mut query = self.world.try_query::<&Position>().unwrap();
             self.seen.check(query.iter(&self.world))
+        }
+    }
+}
+
+pub mod specs {
+    use super::*;
+    use ::specs::storage::ComponentEvent;
+    use ::specs::{
+        BitSet, Builder, Component, Entity, FlaggedStorage, Join, ReadStorage, ReaderId,
+        VecStorage, World, WorldExt, WriteStorage,
+    };
+
+    /// `Position`, stored as specs' docs store a component whose changes
+    /// are read: in a `FlaggedStorage` over a `VecStorage`.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct FlaggedPosition(pub Position);
+
+    impl Component for FlaggedPosition {
+        type Storage = FlaggedStorage<Self, VecStorage<Self>>;
+    }
+
+    pub struct State {
+        world: World,
+        /// Where this reader left off in the storage's event channel.
+        reader: ReaderId<ComponentEvent>,
+        /// The indices of the positions modified, from the events.
+        modified: BitSet,
+        frames: Vec<Vec<Entity>>,
+        seen: Seen,
+    }
+
+    pub fn setup(n: usize) -> State {
+        let mut world = World::new();
+        world.register::<FlaggedPosition>();
+        world.register::<Velocity>();
+        let all: Vec<Entity> = (0..n)
+            .map(|i| {
+                let (p, v) = moving_entity(i);
+                world
+                    .create_entity()
+                    .with(FlaggedPosition(p))
+                    .with(v)
+                    .build()
+            })
+            .collect();
+        // Registered after the spawns: their `Inserted` events are not
+        // this reader's, and the first frame starts after them.
+        let reader = world.write_storage::<FlaggedPosition>().register_reader();
+        State {
+            world,
+            reader,
+            modified: BitSet::new(),
+            frames: frame_handles(&all),
+            seen: Seen::default(),
+        }
+    }
+
+    impl Frame for State {
+        fn write(&mut self) {
+            let (mut positions, velocities) = self
+                .world
+                .system_data::<(WriteStorage<FlaggedPosition>, ReadStorage<Velocity>)>();
+            for &e in &self.frames[self.seen.next(self.frames.len())] {
+                integrate(
+                    &mut positions.get_mut(e).unwrap().0,
+                    velocities.get(e).unwrap(),
+                );
+            }
+        }
+        fn visit(&mut self) {
+            let positions = self.world.read_storage::<FlaggedPosition>();
+            self.modified.clear();
+            for event in positions.channel().read(&mut self.reader) {
+                if let ComponentEvent::Modified(id) = event {
+                    self.modified.add(*id);
+                }
+            }
+            let (mut visited, mut sum_x) = (0, 0.0);
+            for (p, _) in (&positions, &self.modified).join() {
+                visited += 1;
+                sum_x += f64::from(p.0 .0[0]);
+            }
+            self.seen.frame(visited, sum_x);
+        }
+        fn check(&self) -> Check {
+            let positions = self.world.read_storage::<FlaggedPosition>();
+            self.seen.check((&positions).join().map(|p| &p.0))
         }
     }
 }
