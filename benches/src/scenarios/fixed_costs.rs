@@ -50,6 +50,47 @@ fn position(i: usize) -> Position {
     Position([i as f32 * 0.5, (i % 7) as f32, 1.0])
 }
 
+/// bevy's side of each scenario: a world and a schedule of `systems` on
+/// the single-threaded executor, built before the first run, and the
+/// runs made.
+pub struct BevySchedule {
+    world: ::bevy_ecs::prelude::World,
+    schedule: ::bevy_ecs::schedule::Schedule,
+    runs: u64,
+}
+
+impl BevySchedule {
+    /// `world` with a schedule of `systems` (the automatic sync points
+    /// off: where one is wanted, the systems say so with `ApplyDeferred`).
+    fn new<M>(
+        mut world: ::bevy_ecs::prelude::World,
+        systems: impl ::bevy_ecs::schedule::IntoScheduleConfigs<::bevy_ecs::system::ScheduleSystem, M>,
+    ) -> Self {
+        use ::bevy_ecs::schedule::{Schedule, ScheduleBuildSettings, SingleThreadedExecutor};
+        let mut schedule = Schedule::default();
+        schedule.set_build_settings(ScheduleBuildSettings {
+            auto_insert_apply_deferred: false,
+            ..ScheduleBuildSettings::default()
+        });
+        schedule.add_systems(systems);
+        schedule.set_executor(SingleThreadedExecutor::new());
+        schedule
+            .initialize(&mut world)
+            .expect("the schedule builds");
+        BevySchedule {
+            world,
+            schedule,
+            runs: 0,
+        }
+    }
+
+    /// One run of the schedule.
+    fn run(&mut self) {
+        self.schedule.run(&mut self.world);
+        self.runs += 1;
+    }
+}
+
 /// An empty system.
 pub mod system {
     use super::*;
@@ -109,36 +150,19 @@ pub mod system {
     pub mod bevy {
         use super::*;
         use ::bevy_ecs::prelude::World;
-        use ::bevy_ecs::schedule::{Schedule, SingleThreadedExecutor};
 
-        pub struct State {
-            world: World,
-            schedule: Schedule,
-            runs: u64,
-        }
+        pub struct State(BevySchedule);
 
         pub fn setup(_: usize) -> State {
-            let mut world = World::new();
-            let mut schedule = Schedule::default();
-            schedule.add_systems(empty);
-            schedule.set_executor(SingleThreadedExecutor::new());
-            schedule
-                .initialize(&mut world)
-                .expect("the schedule builds");
-            State {
-                world,
-                schedule,
-                runs: 0,
-            }
+            State(BevySchedule::new(World::new(), empty))
         }
 
         impl Instance for State {
             fn run(&mut self) {
-                self.schedule.run(&mut self.world);
-                self.runs += 1;
+                self.0.run();
             }
             fn check(&self) -> Check {
-                check(self.runs, 0, 0.0)
+                check(self.0.runs, 0, 0.0)
             }
         }
     }
@@ -253,7 +277,6 @@ pub mod seen {
     pub mod bevy {
         use super::*;
         use ::bevy_ecs::prelude::{Changed, Query, ResMut, World};
-        use ::bevy_ecs::schedule::{Schedule, SingleThreadedExecutor};
 
         fn look(changed: Query<&Position, Changed<Position>>, mut watch: ResMut<Watch>) {
             watch.runs += 1;
@@ -262,32 +285,24 @@ pub mod seen {
             }
         }
 
-        pub struct State {
-            world: World,
-            schedule: Schedule,
-        }
+        pub struct State(BevySchedule);
 
         pub fn setup(n: usize) -> State {
             let mut world = World::new();
             world.insert_resource(Watch::default());
             world.spawn_batch((0..n).map(|i| (position(i),)));
-            let mut schedule = Schedule::default();
-            schedule.add_systems(look);
-            schedule.set_executor(SingleThreadedExecutor::new());
-            schedule
-                .initialize(&mut world)
-                .expect("the schedule builds");
+            let mut state = BevySchedule::new(world, look);
             // The first look sees every position.
-            schedule.run(&mut world);
-            State { world, schedule }
+            state.run();
+            State(state)
         }
 
         impl Instance for State {
             fn run(&mut self) {
-                self.schedule.run(&mut self.world);
+                self.0.run();
             }
             fn check(&self) -> Check {
-                let w = self.world.resource::<Watch>();
+                let w = self.0.world.resource::<Watch>();
                 check(w.runs, w.visited, w.sum)
             }
         }
@@ -394,43 +409,25 @@ pub mod sync {
     pub mod bevy {
         use super::*;
         use ::bevy_ecs::prelude::{ApplyDeferred, Commands, IntoScheduleConfigs, World};
-        use ::bevy_ecs::schedule::{Schedule, ScheduleBuildSettings, SingleThreadedExecutor};
 
         fn idle(_commands: Commands) {}
 
-        pub struct State {
-            world: World,
-            schedule: Schedule,
-            runs: u64,
-        }
+        pub struct State(BevySchedule);
 
         pub fn setup(_: usize) -> State {
-            let mut world = World::new();
-            let mut schedule = Schedule::default();
             // The sync point where typed_ecs has its own, and nowhere else.
-            schedule.set_build_settings(ScheduleBuildSettings {
-                auto_insert_apply_deferred: false,
-                ..ScheduleBuildSettings::default()
-            });
-            schedule.add_systems((idle, ApplyDeferred).chain());
-            schedule.set_executor(SingleThreadedExecutor::new());
-            schedule
-                .initialize(&mut world)
-                .expect("the schedule builds");
-            State {
-                world,
-                schedule,
-                runs: 0,
-            }
+            State(BevySchedule::new(
+                World::new(),
+                (idle, ApplyDeferred).chain(),
+            ))
         }
 
         impl Instance for State {
             fn run(&mut self) {
-                self.schedule.run(&mut self.world);
-                self.runs += 1;
+                self.0.run();
             }
             fn check(&self) -> Check {
-                check(self.runs, 0, 0.0)
+                check(self.0.runs, 0, 0.0)
             }
         }
     }
