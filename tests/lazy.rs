@@ -197,6 +197,25 @@ fn the_query_term_lazy_marks_what_was_written_through() {
     }
 }
 
+#[test]
+fn an_optional_lazy_column_marks_what_was_written_through() {
+    let mut rng = Rng::new(13);
+    let mut world = world(&mut rng);
+    let mut model = BTreeSet::new();
+    // `Id` drives; the optional column lines up with it in runs and is
+    // looked up elsewhere.
+    join((&world.id, Maybe(Lazy(&mut world.energy)))).for_each(|e, (id, energy)| {
+        if let Some(mut energy) = energy {
+            if writes(id.0, 13) {
+                energy.0 = -1;
+                model.insert(e);
+            }
+        }
+    });
+    assert!(!model.is_empty());
+    assert_eq!(changed(&world), model);
+}
+
 #[cfg(feature = "rayon")]
 #[test]
 fn par_for_each_marks_what_it_hands_out() {
