@@ -50,6 +50,24 @@ fn position(i: usize) -> Position {
     Position([i as f32 * 0.5, (i % 7) as f32, 1.0])
 }
 
+/// typed_ecs's side of `empty_system` and `empty_sync`: a world, a schedule
+/// over it, and the runs made.
+pub struct TypedSchedule<W: ::typed_ecs::World + 'static> {
+    world: W,
+    schedule: ::typed_ecs::Schedule<W>,
+    runs: u64,
+}
+
+impl<W: ::typed_ecs::World + 'static> crate::Instance for TypedSchedule<W> {
+    fn run(&mut self) {
+        self.schedule.run(&mut self.world);
+        self.runs += 1;
+    }
+    fn check(&self) -> Check {
+        check(self.runs, 0, 0.0)
+    }
+}
+
 /// bevy's side of each scenario: a world and a schedule of `systems` on
 /// the single-threaded executor, built before the first run, and the
 /// runs made.
@@ -120,29 +138,13 @@ pub mod system {
 
         world! { pub struct EmptyWorld<Position>; }
 
-        pub struct State {
-            world: EmptyWorld,
-            schedule: Schedule<EmptyWorld>,
-            runs: u64,
-        }
-
-        pub fn setup(_: usize) -> State {
+        pub fn setup(_: usize) -> TypedSchedule<EmptyWorld> {
             let mut schedule = Schedule::new();
             schedule.add_system(empty);
-            State {
+            TypedSchedule {
                 world: EmptyWorld::new(),
                 schedule,
                 runs: 0,
-            }
-        }
-
-        impl Instance for State {
-            fn run(&mut self) {
-                self.schedule.run(&mut self.world);
-                self.runs += 1;
-            }
-            fn check(&self) -> Check {
-                check(self.runs, 0, 0.0)
             }
         }
     }
@@ -379,29 +381,13 @@ pub mod sync {
 
         fn idle(_commands: &mut Commands<SyncWorld>) {}
 
-        pub struct State {
-            world: SyncWorld,
-            schedule: Schedule<SyncWorld>,
-            runs: u64,
-        }
-
-        pub fn setup(_: usize) -> State {
+        pub fn setup(_: usize) -> TypedSchedule<SyncWorld> {
             let mut schedule = Schedule::new();
             schedule.add_system(idle).add_sync_point();
-            State {
+            TypedSchedule {
                 world: SyncWorld::new(),
                 schedule,
                 runs: 0,
-            }
-        }
-
-        impl Instance for State {
-            fn run(&mut self) {
-                self.schedule.run(&mut self.world);
-                self.runs += 1;
-            }
-            fn check(&self) -> Check {
-                check(self.runs, 0, 0.0)
             }
         }
     }
