@@ -584,7 +584,7 @@ impl<E> fmt::Debug for Reader<E> {
 /// what it passed may go, and what it has not is kept).
 impl<W: EventsOf<E>, E: 'static> WriteParam<W> for Reader<E> {
     const TARGET: Option<crate::system::access::Target> = None;
-    type Claim = Free;
+    type Claim = crate::system::claims::Kept;
     type State = Reader<E>;
 
     #[inline]

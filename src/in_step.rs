@@ -109,11 +109,10 @@ fn forget_dead_queued<W: Storages>(world: &mut W) {
             let (entities, queued) = world.queued_split(TOKEN);
             C::queue(&mut queued.queues, TOKEN).forget_dead(|entity| entities.is_alive(entity))
         }
-        fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
+        fn done(&mut self, world: &mut W) {
             let (entities, queued) = world.queued_split(TOKEN);
             W::despawns(&mut queued.queues, TOKEN).forget_dead(|entity| entities.is_alive(entity));
             queued.synced = entities.stamp();
-            drop(outs);
         }
     }
     world.each(&mut Forget, TOKEN);
@@ -206,6 +205,7 @@ pub fn new_deferred<W: Storages>(entities: &EntityAllocator) -> Deferred<W> {
     Deferred {
         queues: W::Queues::default(),
         synced: entities.stamp(),
+        pending: crate::plumbing::Pending::default(),
     }
 }
 

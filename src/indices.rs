@@ -30,7 +30,7 @@ pub const fn is_listed(list: &[&str], name: &str) -> bool {
 }
 
 /// `a == b` once ASCII whitespace is taken out of both.
-const fn same_tokens(a: &str, b: &str) -> bool {
+pub(crate) const fn same_tokens(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let (mut i, mut j) = (0, 0);
     loop {

@@ -179,6 +179,7 @@ mod event;
 #[cfg(feature = "example_generated")]
 pub mod example_generated;
 mod group;
+mod hooks;
 mod in_step;
 mod indices;
 #[cfg(any(feature = "testing", feature = "serde"))]
@@ -210,6 +211,7 @@ pub use crate::entity::{Entity, EntityAllocator, EntityIter};
 pub use crate::error::{AddError, AddErrorKind, SpawnError};
 pub use crate::event::{EventCursor, Events, EventsOf, Reader, Writer};
 pub use crate::group::Group;
+pub use crate::hooks::{HookKind, HookReport, OnAdd, OnChange, OnRemove, RemovedIter, Skipped};
 pub use crate::plumbing::BundleParts;
 pub use crate::query::{
     join, Added, Changed, ChangedMut, ChangedRef, Fetch, FetchItem, Filter, Has, IntoFetch, Join,
@@ -242,9 +244,9 @@ pub use crate::world::World;
 pub mod prelude {
     pub use crate::{
         join, named, AddSystems, Added, Bundle, Changed, Commands, Component, Contains, Entity,
-        EntityAllocator, Events, Has, Local, Maybe, Mut, Or, Query, QueryMut, ReadParam, Reader,
-        Schedule, Seen, SparseMap, StorageOf, Tracked, Untracked, With, Without, World, WriteParam,
-        Writer,
+        EntityAllocator, Events, Has, Local, Maybe, Mut, OnAdd, OnChange, OnRemove, Or, Query,
+        QueryMut, ReadParam, Reader, Schedule, Seen, SparseMap, StorageOf, Tracked, Untracked,
+        With, Without, World, WriteParam, Writer,
     };
     pub use crate::{plugin, world};
 }
@@ -260,13 +262,19 @@ pub mod __private {
 
     pub use crate::event::EventIn;
     pub use crate::group::upkeep::refresh_groups;
+    pub use crate::hooks::{
+        count_lines, give_back_added, kind_code, line_done, line_fields, line_next, line_of,
+        line_start, run_hook, run_removed, settle, take_added, take_changed, take_removed,
+        take_report, HookHome, HookKind, HookLines, HookState, Hooks, OnAdd, OnChange, OnRemove,
+        Reactions, ReactionsIn,
+    };
     pub use crate::in_step::{new_deferred, new_storage};
     pub use crate::indices::{
         all_distinct, digit, field_index, is_listed, plugin_field_once, Id, ID_DIGITS,
     };
     pub use crate::plumbing::{
         new_allocator, take_part, Column, Declared, Deferred, EachGroup, EachGroupRef, EachStorage,
-        EachStorageRef, Slot, StorageIn, Storages, TrackedColumn,
+        EachStorageRef, HookSel, RemoveHooks, Slot, StorageIn, Storages, TrackedColumn,
     };
     pub use crate::query::terms::DistinctTerms;
     pub use crate::queue::{Despawns, Queue};

@@ -71,6 +71,21 @@ pub trait Storages: Sized + 'static {
     /// The storage index of every component that belongs to an owning group.
     const GROUPED: &'static [usize];
 
+    /// `true` if the world declares hooks (`hooks { … }`): a structural
+    /// change ends by running what they must see ([`settle`](Storages::settle)).
+    const HOOKED: bool;
+
+    /// The storage index of every component with an `on_add` hook.
+    const ON_ADD: &'static [usize];
+
+    /// The storage index of every component with an `on_remove` hook.
+    const ON_REMOVE: &'static [usize];
+
+    /// Runs the hooks of what is pending (see `hooks.rs`), and, at a sync
+    /// point (`sync`), the `on_change` hooks. Empty for a world without
+    /// hooks.
+    fn settle(&mut self, sync: bool, token: Token);
+
     /// The allocator: which entities are alive.
     fn allocator(&self, token: Token) -> &EntityAllocator;
 
@@ -133,11 +148,20 @@ pub trait EachStorage<W: Storages> {
     /// Visits `C`'s storage.
     fn visit<C: Column<W>>(&mut self, world: &mut W) -> Self::Out<C>;
 
-    /// Runs after every visit, with what they returned; drops it unless
-    /// overridden.
-    fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
+    /// Runs after every visit, before anything they returned is dropped:
+    /// where the world is made consistent again.
+    #[inline(always)]
+    fn done(&mut self, world: &mut W) {
         let _ = world;
-        drop(outs);
+    }
+
+    /// Runs for each storage, in declaration order, after
+    /// [`done`](EachStorage::done), with what its visit returned: drops it
+    /// unless overridden (a removal hands values to the hooks here).
+    #[inline(always)]
+    fn finish<C: Column<W>>(&mut self, world: &mut W, out: Self::Out<C>) {
+        let _ = world;
+        drop(out);
     }
 }
 
@@ -208,6 +232,51 @@ pub trait Column<W: Storages>: Sized {
 
     /// The world's allocator and this component's storage, borrowed together.
     fn split(world: &mut W, token: Token) -> (&EntityAllocator, &mut SparseMap<Self, Self::Track>);
+
+    /// This component's `on_remove` hooks: [`HookSel`] of its line's
+    /// position among the world's `on_remove` lines, or of `usize::MAX`
+    /// (none).
+    type OnRemove: RemoveHooks<W, Self>;
+
+    /// The removed values waiting for this component's `on_remove` hooks.
+    fn pending_removed(world: &mut W, token: Token) -> &mut alloc::vec::Vec<(Entity, Self)>;
+}
+
+/// The `on_remove` hooks of the component `C` of `W`, which run over a
+/// batch of removed values right away: what `remove` (which hands the value
+/// back to its caller) runs. Implemented by `world!` for each `on_remove`
+/// line's [`HookSel`], and here, doing nothing, for components without one.
+pub trait RemoveHooks<W: Storages, C> {
+    /// `true` if there are hooks to run.
+    const ANY: bool;
+
+    /// Runs each hook of the line, in order, over `removed`.
+    fn run(world: &mut W, removed: &[(Entity, C)], token: Token);
+}
+
+/// A hook line of a world, by its position among the lines of its kind
+/// (`usize::MAX`: the component has none).
+#[derive(Debug)]
+pub struct HookSel<const LINE: usize>;
+
+impl<W: Storages, C> RemoveHooks<W, C> for HookSel<{ usize::MAX }> {
+    const ANY: bool = false;
+
+    #[inline(always)]
+    fn run(_: &mut W, _: &[(Entity, C)], _: Token) {}
+}
+
+/// What waits for a world's hooks, in the world's own queue (see
+/// `hooks.rs`): the entities that gained each hooked component, and how
+/// many callers hold the hooks back (a sync point or the hooks' own
+/// commands being applied: they run them once, at the end).
+#[derive(Default)]
+pub struct Pending {
+    /// By storage index: the entities that gained the component since its
+    /// `on_add` hooks last ran (empty for a component without them).
+    pub(crate) added: alloc::vec::Vec<alloc::vec::Vec<Entity>>,
+    /// More than 0 while a caller holds the hooks back.
+    pub(crate) hold: u32,
 }
 
 /// A world declared by `world!`, as a concrete type. Bounds the
@@ -285,6 +354,15 @@ pub(crate) trait ColumnAccess<C>: ColumnOf<C> {
 
     /// The storage of `C`, mutably (see [`Column::field_mut`]).
     fn sparse_map_mut(&mut self) -> &mut SparseMap<C, Self::Track>;
+
+    /// `true` if `C` has `on_remove` hooks (see [`Column::OnRemove`]).
+    const REMOVE_HOOKED: bool;
+
+    /// Runs `C`'s `on_remove` hooks over `removed` right away.
+    fn run_remove_hooks(&mut self, removed: &[(Entity, C)]);
+
+    /// See [`Column::pending_removed`].
+    fn pending_removed(&mut self) -> &mut alloc::vec::Vec<(Entity, C)>;
 }
 
 impl<W: Storages, C: Column<W>> ColumnAccess<C> for W {
@@ -330,6 +408,18 @@ impl<W: Storages, C: Column<W>> ColumnAccess<C> for W {
     #[inline]
     fn sparse_map_mut(&mut self) -> &mut SparseMap<C, C::Track> {
         C::field_mut(self, TOKEN)
+    }
+
+    const REMOVE_HOOKED: bool = <C::OnRemove as RemoveHooks<W, C>>::ANY;
+
+    #[inline]
+    fn run_remove_hooks(&mut self, removed: &[(Entity, C)]) {
+        <C::OnRemove as RemoveHooks<W, C>>::run(self, removed, TOKEN);
+    }
+
+    #[inline]
+    fn pending_removed(&mut self) -> &mut alloc::vec::Vec<(Entity, C)> {
+        C::pending_removed(self, TOKEN)
     }
 }
 
@@ -469,6 +559,8 @@ pub struct Deferred<W: Storages> {
     /// In step with the allocator of this stamp: every entity queued is
     /// alive there.
     pub(crate) synced: SyncStamp,
+    /// What waits for the world's hooks.
+    pub(crate) pending: Pending,
 }
 
 impl<W: Storages> Default for Deferred<W> {
@@ -479,6 +571,7 @@ impl<W: Storages> Default for Deferred<W> {
         Deferred {
             queues: W::Queues::default(),
             synced: SyncStamp::NONE,
+            pending: Pending::default(),
         }
     }
 }
@@ -491,6 +584,8 @@ where
         Deferred {
             queues: self.queues.clone(),
             synced: self.synced,
+            // A clone runs no hooks for what waited in the original.
+            pending: Pending::default(),
         }
     }
 }

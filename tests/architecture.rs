@@ -409,7 +409,7 @@ const LAYERS: &[&[&str]] = &[
     // Systems.
     &["system"],
     // The `World` facade; events (a system parameter each, over the log).
-    &["world", "event"],
+    &["world", "event", "hooks"],
     // What sits on the facade: the schedule, saving, the generated example.
     &["schedule", "serde_impls", "example_generated"],
 ];

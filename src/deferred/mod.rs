@@ -151,6 +151,12 @@ impl Applier for OwnQueue {
 /// on, and its value is dropped only once the world is consistent: if a
 /// `Drop` panics, everything not taken yet stays queued, in order.
 pub(crate) fn apply<W: Storages, A: Applier>(world: &mut W, queues: &mut W::Queues, how: &mut A) {
+    // The hooks run once, for everything applied.
+    crate::structural::batched(world, |world| apply_held(world, queues, how));
+}
+
+/// [`apply`], the hooks held back.
+fn apply_held<W: Storages, A: Applier>(world: &mut W, queues: &mut W::Queues, how: &mut A) {
     world.each(
         &mut Phase {
             queues: &mut *queues,
@@ -227,8 +233,10 @@ fn apply_removals<W: ColumnAccess<C>, C, A: Applier>(
     while let Some(entity) = queue.pop_remove() {
         how.took();
         match alive(world, how, entity) {
-            // Has or lacks: the structural path tells (`None`: nothing).
-            Some(real) => drop(crate::structural::remove::<W, C>(world, real)),
+            // Has or lacks: the structural path tells (`false`: nothing).
+            Some(real) => {
+                crate::structural::discard::<W, C>(world, real);
+            }
             None => {
                 if let Outcome::Refused(reason) = rule(Change::Remove, Standing::Dead) {
                     how.refused(entity, CommandKind::Remove, Some(type_name::<C>()), reason);
@@ -320,13 +328,14 @@ pub(crate) fn finalize<W: Storages>(world: &mut W) {
     crate::in_step::sync_all(world);
     // A sync point with nothing queued (most of them) skips taking the
     // queues out and putting them back: moves of the whole `W::Queues`.
-    if nothing_queued(world) {
-        return;
+    if !nothing_queued(world) {
+        let queues = core::mem::take(&mut world.queued(TOKEN).queues);
+        let mut taken = Taken { world, queues };
+        let Taken { world, queues } = &mut taken;
+        apply(*world, queues, &mut OwnQueue);
     }
-    let queues = core::mem::take(&mut world.queued(TOKEN).queues);
-    let mut taken = Taken { world, queues };
-    let Taken { world, queues } = &mut taken;
-    apply(*world, queues, &mut OwnQueue);
+    // The `on_change` hooks run at sync points.
+    crate::structural::sync_point(world);
 }
 
 /// `true` when every queue of the world's own is clear (see

@@ -152,6 +152,9 @@ macro_rules! __world_struct {
             /// by `finalize_updates`.
             #[doc(hidden)]
             __queued: $crate::__private::Deferred<$name>,
+            /// What the world's hooks wait for and report.
+            #[doc(hidden)]
+            __hooks: $crate::__private::Hooks<$name>,
         }
     };
 }
@@ -181,10 +184,38 @@ macro_rules! __world_storages {
                     $($field: $crate::__private::new_storage(&entities, capacity),)+
                     $($res: $crate::__private::core::default::Default::default(),)*
                     __queued: $crate::__private::new_deferred(&entities),
+                    __hooks: $crate::__private::core::default::Default::default(),
                     entities,
                 };
                 $crate::__private::refresh_groups(&mut world);
                 world
+            }
+
+            /// Takes what went wrong with the world's hooks since it was
+            /// last taken (see [`HookReport`]($crate::HookReport)): the
+            /// commands hooks queued that were rejected, the hooks that
+            /// missed a batch because one before them panicked, and the
+            /// commands left for later past the depth. A world without
+            /// hooks always reports clean.
+            #[allow(dead_code)]
+            #[must_use]
+            $vis fn take_hook_report(&mut self) -> $crate::HookReport {
+                $crate::__private::take_report(self)
+            }
+        }
+
+        /// One `Reactions` per component: what its hooks wait for.
+        #[derive(Default)]
+        pub struct __Reactions {
+            $($field: $crate::__private::Reactions<$ty>,)+
+        }
+
+        impl $crate::__private::HookHome for $name {
+            type Reactions = __Reactions;
+
+            #[inline]
+            fn hooks_mut(&mut self) -> &mut $crate::__private::Hooks<Self> {
+                &mut self.__hooks
             }
         }
 
@@ -258,6 +289,28 @@ macro_rules! __world_storages {
             type Queues = __Queues;
             const FIELDS: &'static [&'static str] = __FIELDS;
             const GROUPED: &'static [usize] = __GROUPED;
+            const HOOKED: bool = !<$name as $crate::__private::HookLines>::LINES.is_empty();
+            const ON_ADD: &'static [usize] = &$crate::__private::line_fields::<
+                { $crate::__private::count_lines(<$name as $crate::__private::HookLines>::LINES, $crate::__private::HookKind::Add) },
+            >(
+                <$name as $crate::__private::HookLines>::LINES,
+                $crate::__private::HookKind::Add,
+                &[$($crate::__private::core::stringify!($ty)),+],
+            );
+            const ON_REMOVE: &'static [usize] = &$crate::__private::line_fields::<
+                { $crate::__private::count_lines(<$name as $crate::__private::HookLines>::LINES, $crate::__private::HookKind::Remove) },
+            >(
+                <$name as $crate::__private::HookLines>::LINES,
+                $crate::__private::HookKind::Remove,
+                &[$($crate::__private::core::stringify!($ty)),+],
+            );
+
+            #[inline]
+            fn settle(&mut self, sync: bool, _: $crate::__private::Token) {
+                if <Self as $crate::__private::Storages>::HOOKED {
+                    $crate::__private::settle(self, sync);
+                }
+            }
 
             #[inline]
             fn allocator(&self, _: $crate::__private::Token) -> &$crate::EntityAllocator {
@@ -316,8 +369,12 @@ macro_rules! __world_storages {
                 // A flat tuple, evaluated left to right: nesting one pair
                 // per component would overflow rustc's drop-check past
                 // about 130 components.
-                let outs = ($(visitor.visit::<$ty>(self),)+);
-                visitor.done(self, outs);
+                // Then `done` makes the world consistent, before each storage
+                // finishes with what its visit returned (bound to the field's
+                // name: the macro's hygiene keeps it apart from `visitor`).
+                let ($($field,)+) = ($(visitor.visit::<$ty>(self),)+);
+                visitor.done(self);
+                $(visitor.finish::<$ty>(self, $field);)+
             }
             #[inline]
             fn each_ref<__V: $crate::__private::EachStorageRef<Self>>(&self, visitor: &mut __V, _: $crate::__private::Token) {
@@ -595,6 +652,28 @@ macro_rules! __world_components {
                 #[inline]
                 fn split(world: &mut $name, _: $crate::__private::Token) -> (&$crate::EntityAllocator, &mut $crate::__private::StorageIn<$name, $ty>) {
                     (&world.entities, &mut world.$field)
+                }
+
+                type OnRemove = $crate::__private::HookSel<
+                    {
+                        $crate::__private::line_of(
+                            <$name as $crate::__private::HookLines>::LINES,
+                            $crate::__private::HookKind::Remove,
+                            $crate::__private::core::stringify!($ty),
+                        )
+                    },
+                >;
+
+                #[inline]
+                fn pending_removed(world: &mut $name, _: $crate::__private::Token) -> &mut $crate::__private::Vec<($crate::Entity, $ty)> {
+                    world.__hooks.reactions().$field.removed()
+                }
+            }
+
+            impl $crate::__private::ReactionsIn<$name> for $ty {
+                #[inline]
+                fn reactions(world: &mut $name) -> &mut $crate::__private::Reactions<$ty> {
+                    &mut world.__hooks.reactions().$field
                 }
             }
         )+

@@ -204,9 +204,9 @@ macro_rules! world {
         $vis:vis struct $name:ident < $($component:ident),+ $(,)? > ;
         $($sections:tt)*
     ) => {
-        $crate::__world_sections! {
+        $crate::__world_hooks_split! {
+            @todo [$($sections)*] @kept [] @hooks [] @name $name
             @head [$(#[$($attr)*])* $vis struct $name < $($component),+ > ;]
-            @resources [] @tracked [] @groups [] @plugins [] @events [] @todo [$($sections)*]
         }
     };
     (
@@ -214,9 +214,9 @@ macro_rules! world {
         $vis:vis struct $name:ident < $( $($seg:ident)::+ ),+ $(,)? > ;
         $($sections:tt)*
     ) => {
-        $crate::__world_sections! {
+        $crate::__world_hooks_split! {
+            @todo [$($sections)*] @kept [] @hooks [] @name $name
             @head [$(#[$($attr)*])* $vis struct $name < $( $($seg)::+ ),+ > ;]
-            @resources [] @tracked [] @groups [] @plugins [] @events [] @todo [$($sections)*]
         }
     };
     (
@@ -224,9 +224,9 @@ macro_rules! world {
         $vis:vis struct $name:ident { $( $(#[$field_meta:meta])* $field:ident : $ty:ty ),+ $(,)? }
         $($sections:tt)*
     ) => {
-        $crate::__world_sections! {
+        $crate::__world_hooks_split! {
+            @todo [$($sections)*] @kept [] @hooks [] @name $name
             @head [$(#[$($attr)*])* $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }]
-            @resources [] @tracked [] @groups [] @plugins [] @events [] @todo [$($sections)*]
         }
     };
     ($($input:tt)*) => {
@@ -350,6 +350,190 @@ macro_rules! __world_sections {
              brackets and the `;`)"
         }
     };
+}
+
+/// Takes the `hooks { … }` section (and its `(depth N)`) out of the
+/// sections after a `world!` struct line, one token tree at a time, then
+/// hands the rest to `__world_sections!` and the hooks to
+/// `__world_hooks!` (every world gets its hook impls, empty without
+/// hooks). Not public API.
+#[doc(hidden)] // Called by `world!` only.
+#[macro_export]
+macro_rules! __world_hooks_split {
+    (@todo [] @kept [$($kept:tt)*] @hooks [$($hooks:tt)*] @name $name:ident @head [$($head:tt)*]) => {
+        $crate::__world_sections! {
+            @head [$($head)*]
+            @resources [] @tracked [] @groups [] @plugins [] @events [] @todo [$($kept)*]
+        }
+        $crate::__world_hooks! { @name $name $($hooks)* }
+    };
+    (@todo [hooks $($rest:tt)*] @kept $kept:tt @hooks [$($seen:tt)+] @name $name:ident @head $head:tt) => {
+        $crate::__private::core::compile_error! {
+            "`world!`: `hooks { … }` is given twice; list every hook in one block"
+        }
+    };
+    (@todo [hooks { $($lines:tt)* } $($rest:tt)*] @kept $kept:tt @hooks [] @name $name:ident @head $head:tt) => {
+        $crate::__world_hooks_split! {
+            @todo [$($rest)*] @kept $kept @hooks [@depth [] @lines [$($lines)*]] @name $name @head $head
+        }
+    };
+    (@todo [hooks (depth $depth:literal) { $($lines:tt)* } $($rest:tt)*] @kept $kept:tt @hooks []
+        @name $name:ident @head $head:tt) => {
+        $crate::__world_hooks_split! {
+            @todo [$($rest)*] @kept $kept @hooks [@depth [$depth] @lines [$($lines)*]] @name $name @head $head
+        }
+    };
+    (@todo [hooks $($rest:tt)*] @kept $kept:tt @hooks [] @name $name:ident @head $head:tt) => {
+        $crate::__private::core::compile_error! {
+            "`world!`: write hooks as `hooks { on_add(Component) => hook, other_hook; on_remove(Component) => hook; }`, \
+             optionally with the depth of the commands they queue, `hooks (depth 4) { … }`"
+        }
+    };
+    (@todo [$next:tt $($rest:tt)*] @kept [$($kept:tt)*] @hooks $hooks:tt @name $name:ident @head $head:tt) => {
+        $crate::__world_hooks_split! {
+            @todo [$($rest)*] @kept [$($kept)* $next] @hooks $hooks @name $name @head $head
+        }
+    };
+}
+
+/// The world's hook lines (`HookLines`), and for each `on_remove` line the
+/// impl that runs its hooks right away (`RemoveHooks`). Not public API.
+#[doc(hidden)] // Called by `__world_hooks_split!` only.
+#[macro_export]
+macro_rules! __world_hooks {
+    (@name $name:ident) => {
+        $crate::__world_hooks! { @name $name @depth [] @lines [] }
+    };
+    (@name $name:ident @depth [$($depth:literal)?]
+        @lines [$( $kind:ident ( $comp:ty ) => $($hook:path),+ ; )*]) => {
+        #[allow(unused_qualifications)]
+        const _: () = {
+            impl $crate::__private::HookLines for $name {
+                const LINES: &'static [(u8, &'static str)] = &[
+                    $( ($crate::__world_hook_line!(@kind $kind), $crate::__private::core::stringify!($comp)) ),*
+                ];
+                const DEPTH: usize = {
+                    let depth: usize = 8;
+                    $( let depth: usize = $depth; )?
+                    $crate::__private::core::assert!(depth > 0, "`hooks (depth N)`: the depth is at least 1");
+                    depth
+                };
+
+                #[allow(unused_variables)]
+                fn run_lines(&mut self, sync: bool) {
+                    let world = self;
+                    $( $crate::__world_hook_line! { @run $kind world sync $name ($comp) [$($hook),+] } )*
+                }
+            }
+            $( $crate::__world_hook_line! { @impl $kind $name ($comp) [$($hook),+] } )*
+        };
+    };
+    (@name $name:ident @depth $depth:tt @lines [$($lines:tt)*]) => {
+        $crate::__private::core::compile_error! {
+            "`world!`: each line of `hooks { … }` is `on_add(Component) => hook, other_hook;` \
+             (or `on_remove`, `on_change`): the kind, the component in brackets, `=>`, the hooks \
+             (functions, by name or path) in the order they run, and a `;`"
+        }
+    };
+}
+
+/// One line of `hooks { … }`: its kind's code (`@kind`), its part of
+/// `run_lines` (`@run`), and its impls (`@impl`). Not public API.
+#[doc(hidden)] // Called by `__world_hooks!` only.
+#[macro_export]
+macro_rules! __world_hook_line {
+    (@kind on_add) => { $crate::__private::kind_code($crate::__private::HookKind::Add) };
+    (@kind on_remove) => { $crate::__private::kind_code($crate::__private::HookKind::Remove) };
+    (@kind on_change) => { $crate::__private::kind_code($crate::__private::HookKind::Change) };
+    (@kind $other:ident) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "`world!`: `", $crate::__private::core::stringify!($other),
+            "` is not a kind of hook: write `on_add`, `on_remove` or `on_change`"
+        ))
+    };
+    (@run on_add $world:ident $sync:ident $name:ident ($comp:ty) [$($hook:path),+]) => {{
+        let batch = $crate::__private::take_added::<$name, $comp>($world);
+        if !batch.is_empty() {
+            $crate::__private::line_start(
+                $world,
+                $crate::__private::HookKind::Add,
+                $crate::__private::core::stringify!($comp),
+                &[$($crate::__private::core::stringify!($hook)),+],
+                batch.len(),
+            );
+            $(
+                $crate::__private::line_next($world);
+                $crate::__private::run_hook::<$name, $crate::__private::OnAdd<'static, $comp>, _, _>(
+                    $world, &batch[..], $hook,
+                );
+            )+
+            $crate::__private::line_done($world);
+        }
+        $crate::__private::give_back_added::<$name, $comp>($world, batch);
+    }};
+    (@run on_remove $world:ident $sync:ident $name:ident ($comp:ty) [$($hook:path),+]) => {{
+        let batch = $crate::__private::take_removed::<$name, $comp>($world);
+        if !batch.is_empty() {
+            $crate::__private::run_removed::<$name, $comp>($world, &batch);
+        }
+        // The values, after every hook saw them.
+        $crate::__private::core::mem::drop(batch);
+    }};
+    (@run on_change $world:ident $sync:ident $name:ident ($comp:ty) [$($hook:path),+]) => {{
+        if $sync {
+            let batch = $crate::__private::take_changed::<$name, $comp>($world);
+            if !batch.is_empty() {
+                $crate::__private::line_start(
+                    $world,
+                    $crate::__private::HookKind::Change,
+                    $crate::__private::core::stringify!($comp),
+                    &[$($crate::__private::core::stringify!($hook)),+],
+                    batch.len(),
+                );
+                $(
+                    $crate::__private::line_next($world);
+                    $crate::__private::run_hook::<$name, $crate::__private::OnChange<'static, $comp>, _, _>(
+                        $world, &batch[..], $hook,
+                    );
+                )+
+                $crate::__private::line_done($world);
+            }
+        }
+    }};
+    (@run $other:ident $world:ident $sync:ident $name:ident ($comp:ty) [$($hook:path),+]) => {};
+    (@impl on_remove $name:ident ($comp:ty) [$($hook:path),+]) => {
+        impl $crate::__private::RemoveHooks<$name, $comp>
+            for $crate::__private::HookSel<
+                {
+                    $crate::__private::line_of(
+                        <$name as $crate::__private::HookLines>::LINES,
+                        $crate::__private::HookKind::Remove,
+                        $crate::__private::core::stringify!($comp),
+                    )
+                },
+            >
+        {
+            const ANY: bool = true;
+
+            fn run(world: &mut $name, removed: &[($crate::Entity, $comp)], _: $crate::__private::Token) {
+                $crate::__private::line_start(
+                    world,
+                    $crate::__private::HookKind::Remove,
+                    $crate::__private::core::stringify!($comp),
+                    &[$($crate::__private::core::stringify!($hook)),+],
+                    removed.len(),
+                );
+                $(
+                    $crate::__private::line_next(world);
+                    $crate::__private::run_hook::<$name, $crate::__private::OnRemove<'static, $comp>, _, _>(
+                        world, removed, $hook,
+                    );
+                )+
+                $crate::__private::line_done(world);
+            }
+        }
+    };
+    (@impl $other:ident $name:ident ($comp:ty) [$($hook:path),+]) => {};
 }
 
 /// The world's [`EventsOf`](crate::EventsOf) impls, one per event declared

@@ -157,6 +157,7 @@ macro_rules! __world_deserialize {
                     $($res: partial.$res.unwrap_or_default(),)*
                     $($skipped: $crate::__private::core::default::Default::default(),)*
                     __queued: $crate::__private::new_deferred(&entities),
+                    __hooks: $crate::__private::core::default::Default::default(),
                     entities,
                 };
                 // The world's queued changes, saved with each storage.

@@ -68,7 +68,24 @@ const CHUNK: usize = 64;
 /// the entities that reuse free indices, then (in a growing world, from
 /// the start) one run of entities at consecutive new indices, made and
 /// indexed together.
+/// The world's hooks run once, for the whole batch, at the end.
+#[inline]
 pub(crate) fn spawn<W, B, I, S>(
+    world: &mut W,
+    bundles: I,
+    spawned: &mut S,
+) -> Result<(), SpawnError<Rest<B, I>>>
+where
+    W: Storages,
+    B: BundleParts<W>,
+    I: Iterator<Item = B>,
+    S: Spawned,
+{
+    react::batched(world, |world| spawn_held(world, bundles, spawned))
+}
+
+/// [`spawn`], the hooks held back.
+fn spawn_held<W, B, I, S>(
     world: &mut W,
     mut bundles: I,
     spawned: &mut S,

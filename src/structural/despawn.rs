@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 
 use super::react;
 use crate::in_step;
-use crate::plumbing::{Column, EachStorage, Storages};
+use crate::plumbing::{Column, ColumnAccess, EachStorage, Storages};
 use crate::seal::TOKEN;
 use crate::Entity;
 
@@ -24,6 +24,7 @@ pub(crate) fn despawn<W: Storages>(world: &mut W, entity: Entity) -> bool {
     }
     react::leaving_all(world, entity);
     world.each(&mut Despawn::<true>(entity), TOKEN);
+    react::settle(world);
     true
 }
 
@@ -36,19 +37,21 @@ pub(crate) fn despawn_batch<W: Storages>(
     world: &mut W,
     entities: impl IntoIterator<Item = Entity>,
 ) -> usize {
-    let mut batch = Batch {
-        world,
-        despawned: 0,
-    };
-    entities.into_iter().for_each(|entity| {
-        if batch.world.allocator(TOKEN).is_alive(entity) {
-            // Counted first: if a `Drop` panics, the guard still sees it.
-            batch.despawned += 1;
-            react::leaving_all(batch.world, entity);
-            batch.world.each(&mut Despawn::<false>(entity), TOKEN);
-        }
-    });
-    batch.despawned
+    react::batched(world, |world| {
+        let mut batch = Batch {
+            world,
+            despawned: 0,
+        };
+        entities.into_iter().for_each(|entity| {
+            if batch.world.allocator(TOKEN).is_alive(entity) {
+                // Counted first: if a `Drop` panics, the guard still sees it.
+                batch.despawned += 1;
+                react::leaving_all(batch.world, entity);
+                batch.world.each(&mut Despawn::<false>(entity), TOKEN);
+            }
+        });
+        batch.despawned
+    })
 }
 
 /// Despawns one entity (see [`despawn`]). `ALONE`: stamps the storages and
@@ -72,7 +75,7 @@ impl<W: Storages, const ALONE: bool> EachStorage<W> for Despawn<ALONE> {
     }
 
     #[inline]
-    fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
+    fn done(&mut self, world: &mut W) {
         if ALONE {
             in_step::keep_queued_retiring(world);
             // `despawn` checked it is alive.
@@ -81,7 +84,14 @@ impl<W: Storages, const ALONE: bool> EachStorage<W> for Despawn<ALONE> {
             // `despawn_batch` checked it is alive.
             world.allocator_mut(TOKEN).free_keeping_stamp(self.0);
         }
-        drop(outs);
+    }
+
+    #[inline(always)]
+    fn finish<C: Column<W>>(&mut self, world: &mut W, (value, queued): (Option<C>, Option<C>)) {
+        if let Some(value) = value {
+            react::removed::<W, C>(world, self.0, value);
+        }
+        drop(queued);
     }
 }
 
@@ -113,6 +123,7 @@ pub(crate) fn remove_all<W: Storages>(world: &mut W, entity: Entity) -> bool {
     }
     react::leaving_all(world, entity);
     world.each(&mut RemoveAll(entity), TOKEN);
+    react::settle(world);
     true
 }
 
@@ -127,32 +138,64 @@ impl<W: Storages> EachStorage<W> for RemoveAll {
         // The entity is alive: the plain removal finds what the world sees.
         C::field_mut(world, TOKEN).remove(self.0)
     }
+
+    #[inline(always)]
+    fn finish<C: Column<W>>(&mut self, world: &mut W, value: Option<C>) {
+        if let Some(value) = value {
+            react::removed::<W, C>(world, self.0, value);
+        }
+    }
 }
 
 /// `clear`: empties every storage and queue, retires every entity, then
 /// drops what was taken. Every storage ends in step.
 pub(crate) fn clear<W: Storages>(world: &mut W) {
     world.each(&mut Clear, TOKEN);
+    react::settle(world);
 }
 
 /// Empties one storage at a time (see [`clear`]).
 struct Clear;
 
 impl<W: Storages> EachStorage<W> for Clear {
-    type Out<C> = (Vec<C>, Vec<C>);
+    /// The values taken, if `C` has `on_remove` hooks their entities
+    /// (`None`: a dead one's, in a storage not in step), and the values
+    /// queued.
+    type Out<C> = (Vec<C>, Vec<Option<Entity>>, Vec<C>);
 
-    fn visit<C: Column<W>>(&mut self, world: &mut W) -> (Vec<C>, Vec<C>) {
+    fn visit<C: Column<W>>(&mut self, world: &mut W) -> Self::Out<C> {
         let queued = C::queue(&mut world.queued(TOKEN).queues, TOKEN).take();
         let (entities, storage) = C::split(world, TOKEN);
+        let owners = if <W as ColumnAccess<C>>::REMOVE_HOOKED {
+            let stored = storage.entities().iter();
+            stored.map(|&e| entities.is_alive(e).then_some(e)).collect()
+        } else {
+            Vec::new()
+        };
         let taken = storage.take_all();
         in_step::keep_emptied(entities, storage);
-        (taken, queued)
+        (taken, owners, queued)
     }
 
-    fn done<Outs>(&mut self, world: &mut W, outs: Outs) {
+    fn done(&mut self, world: &mut W) {
         W::despawns(&mut world.queued(TOKEN).queues, TOKEN).clear();
         in_step::keep_queued_emptied(world);
         world.allocator_mut(TOKEN).clear();
-        drop(outs);
+    }
+
+    fn finish<C: Column<W>>(&mut self, world: &mut W, (taken, owners, queued): Self::Out<C>) {
+        drop(queued);
+        if owners.is_empty() {
+            drop(taken);
+        } else {
+            // Values and entities are parallel (the dense arrays).
+            let removed = world.pending_removed();
+            for (owner, value) in owners.into_iter().zip(taken) {
+                match owner {
+                    Some(entity) => removed.push((entity, value)),
+                    None => drop(value),
+                }
+            }
+        }
     }
 }

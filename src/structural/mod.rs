@@ -29,6 +29,15 @@ mod bundle;
 pub(crate) mod despawn;
 pub(crate) mod react;
 
+/// Runs a batch of changes with the world's hooks held back, then runs
+/// them once (see [`react::batched`]): a sync point's, a command buffer's.
+pub(crate) use react::batched;
+/// A sync point's reactions: the hooks of what is pending, and the
+/// `on_change` hooks (see [`react::settle_sync`]).
+pub(crate) use react::settle_sync as sync_point;
+/// The world's hooks held back while it lives (the hooks' own driver).
+pub(crate) use react::Held;
+
 use crate::entity::OutOfIndices;
 use crate::in_step;
 use crate::plumbing::BundleParts;
@@ -57,7 +66,12 @@ pub(crate) fn add<W: ColumnAccess<C>, C>(
         }
         OnPresent::Replace => storage.insert(entity, value),
     };
-    react::added::<W, (C,), _>(world, core::iter::once(entity));
+    if old.is_none() {
+        react::added::<W, (C,), _>(world, core::iter::once(entity));
+    } else {
+        react::replaced::<W, (C,)>(world, entity);
+    }
+    react::settle(world);
     Ok(old)
 }
 
@@ -66,6 +80,28 @@ pub(crate) fn add<W: ColumnAccess<C>, C>(
 /// in step).
 #[inline]
 pub(crate) fn remove<W: ColumnAccess<C>, C>(world: &mut W, entity: Entity) -> Option<C> {
+    let value = take::<W, C>(world, entity);
+    react::removed_returned::<W, C>(world, entity, value)
+}
+
+/// Removes `entity`'s `C` for a caller that does not want the value (a
+/// queued removal): it goes to `C`'s `on_remove` hooks, or is dropped.
+/// `true` if the entity had one.
+#[inline]
+pub(crate) fn discard<W: ColumnAccess<C>, C>(world: &mut W, entity: Entity) -> bool {
+    match take::<W, C>(world, entity) {
+        Some(value) => {
+            react::removed::<W, C>(world, entity, value);
+            react::settle(world);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Takes `entity`'s `C` out of its storage (see [`remove`]).
+#[inline]
+fn take<W: ColumnAccess<C>, C>(world: &mut W, entity: Entity) -> Option<C> {
     react::leaving::<W, (C,)>(world, entity);
     let (entities, storage) = ColumnAccess::<C>::split(world);
     let alive = in_step::alive_in(storage, entities);
@@ -91,6 +127,7 @@ pub(crate) fn spawn_with<W: Storages, B: BundleParts<W>>(
         Ok(entity) => {
             bundle.insert_into(world, entity, TOKEN);
             react::added::<W, B, _>(world, core::iter::once(entity));
+            react::settle(world);
             Ok(entity)
         }
         Err(error) => Err((error, bundle)),

@@ -29,6 +29,12 @@ use crate::indices::{impl_ids_apart, Id};
 #[derive(Debug)]
 pub struct Free;
 
+/// The claim of a parameter that borrows nothing shared but keeps state
+/// between runs: a `Local`, a `Seen`, a `Reader`. As [`Free`] for systems
+/// and stages; a hook may not take one.
+#[derive(Debug)]
+pub struct Kept;
+
 /// The claim of `&mut W`: the whole world.
 #[derive(Debug)]
 pub struct Whole;
@@ -97,6 +103,8 @@ macro_rules! impl_kinds_apart {
     };
 }
 
+pub(crate) use impl_kinds_apart;
+
 impl_kinds_apart!(WriteRead<W, S1, S2>);
 impl_kinds_apart!(WriteWrite<W, S1, S2>);
 impl_kinds_apart!(TakenOnce<W, S>);
@@ -120,6 +128,7 @@ pub trait TakesWorldAlone<W> {}
 pub trait NotExclusive<W, S> {}
 
 impl<W, S> NotExclusive<W, S> for Free {}
+impl<W, S> NotExclusive<W, S> for Kept {}
 impl<W, S, T: ?Sized, I> NotExclusive<W, S> for Reads<T, I> {}
 impl<W, S, T: ?Sized, I> NotExclusive<W, S> for Writes<T, I> {}
 
@@ -130,6 +139,10 @@ impl<W, S, B> OwnPair<W, S> for (Free, B) {}
 impl<W, S, T: ?Sized, I> OwnPair<W, S> for (Reads<T, I>, Free) {}
 impl<W, S, T: ?Sized, I> OwnPair<W, S> for (Writes<T, I>, Free) {}
 impl<W, S> OwnPair<W, S> for (Whole, Free) {}
+impl<W, S, B> OwnPair<W, S> for (Kept, B) {}
+impl<W, S, T: ?Sized, I> OwnPair<W, S> for (Reads<T, I>, Kept) {}
+impl<W, S, T: ?Sized, I> OwnPair<W, S> for (Writes<T, I>, Kept) {}
+impl<W, S> OwnPair<W, S> for (Whole, Kept) {}
 impl<W, S: TakesWorldAlone<W>> OwnPair<W, S> for (Whole, Whole) {}
 impl<W, S: TakesWorldAlone<W>, T: ?Sized, I> OwnPair<W, S> for (Whole, Reads<T, I>) {}
 impl<W, S: TakesWorldAlone<W>, T: ?Sized, I> OwnPair<W, S> for (Whole, Writes<T, I>) {}
@@ -155,6 +168,9 @@ impl<W, S, T: ?Sized, I, U: ?Sized, J> OwnPair<W, S> for (Writes<T, I>, Writes<U
 pub trait StagePair<W, S1, S2> {}
 
 impl<W, S1, S2, B> StagePair<W, S1, S2> for (Free, B) {}
+impl<W, S1, S2, B> StagePair<W, S1, S2> for (Kept, B) {}
+impl<W, S1, S2, T: ?Sized, I> StagePair<W, S1, S2> for (Reads<T, I>, Kept) {}
+impl<W, S1, S2, T: ?Sized, I> StagePair<W, S1, S2> for (Writes<T, I>, Kept) {}
 impl<W, S1, S2, B> StagePair<W, S1, S2> for (Whole, B) {}
 impl<W, S1, S2, T: ?Sized, I> StagePair<W, S1, S2> for (Reads<T, I>, Free) {}
 impl<W, S1, S2, T: ?Sized, I> StagePair<W, S1, S2> for (Writes<T, I>, Free) {}

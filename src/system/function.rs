@@ -157,6 +157,10 @@ pub trait SystemParams<W: Storages + 'static>: Sealed + 'static {
 
     /// At a sync point: applies each command buffer, in parameter order.
     fn apply(state: &mut Self::State, world: &mut W, reports: &mut Vec<ApplyReport>);
+
+    /// After a hook ran: each parameter hands on what it queued (see
+    /// [`WriteParam::hand_over`](super::WriteParam::hand_over)).
+    fn hand_over(state: &mut Self::State, world: &mut W, later: &mut Vec<crate::Commands<W>>);
 }
 
 /// The names a compile-time message uses, for the world `W`.
@@ -304,6 +308,13 @@ macro_rules! impl_system_fn {
             fn apply(state: &mut Self::State, world: &mut W, reports: &mut Vec<ApplyReport>) {
                 let ($($item,)*) = state;
                 $($p::apply($item, world, reports);)*
+            }
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn hand_over(state: &mut Self::State, world: &mut W, later: &mut Vec<crate::Commands<W>>) {
+                let ($($item,)*) = state;
+                $($p::hand_over($item, world, later);)*
             }
         }
 

@@ -56,7 +56,7 @@ impl<T> DerefMut for Local<T> {
 /// nothing shared, so no conflict (`TARGET` is `None`).
 impl<W: Storages, T: Default + Send + 'static> WriteParam<W> for Local<T> {
     const TARGET: Option<super::access::Target> = None;
-    type Claim = super::claims::Free;
+    type Claim = super::claims::Kept;
     type State = Local<T>;
 
     #[inline]

@@ -211,6 +211,16 @@ pub trait WriteParam<W: Storages> {
     fn apply(state: &mut Self::State, world: &mut W, reports: &mut Vec<ApplyReport>) {
         let _ = (state, world, reports);
     }
+
+    /// After a hook ran: what the state queued is handed on. A command
+    /// buffer goes to `later` (applied once the hooks of this level are
+    /// done); anything else is applied now (events are sent).
+    fn hand_over(state: &mut Self::State, world: &mut W, later: &mut Vec<Commands<W>>) {
+        let _ = later;
+        if Self::APPLIES {
+            Self::apply(state, world, &mut Vec::new());
+        }
+    }
 }
 
 // Over `ColumnAccess`, which `W: Contains<C>` implies, rather than the
@@ -308,6 +318,12 @@ impl<W: Storages + 'static> WriteParam<W> for Commands<W> {
     fn apply(state: &mut Commands<W>, world: &mut W, reports: &mut Vec<ApplyReport>) {
         if !state.is_empty() {
             reports.push(crate::commands::apply(world, state));
+        }
+    }
+
+    fn hand_over(state: &mut Commands<W>, _: &mut W, later: &mut Vec<Commands<W>>) {
+        if !state.is_empty() {
+            later.push(core::mem::take(state));
         }
     }
 }
@@ -475,6 +491,9 @@ pub trait SystemParam<W: Storages + 'static>: crate::seal::Sealed {
 
     /// At a sync point: applies what the state queued.
     fn apply(state: &mut Self::State, world: &mut W, reports: &mut Vec<ApplyReport>);
+
+    /// After a hook ran (see [`WriteParam::hand_over`]).
+    fn hand_over(state: &mut Self::State, world: &mut W, later: &mut Vec<Commands<W>>);
 }
 
 impl<T: ?Sized> crate::seal::Sealed for &T {}
@@ -509,6 +528,9 @@ impl<W: Storages + 'static, T: ReadParam<W> + 'static> SystemParam<W> for &T {
     }
 
     fn apply(_: &mut (), _: &mut W, _: &mut Vec<ApplyReport>) {}
+
+    #[inline(always)]
+    fn hand_over(_: &mut (), _: &mut W, _: &mut Vec<Commands<W>>) {}
 }
 
 impl<W: Storages + 'static, T: WriteParam<W> + 'static> SystemParam<W> for &mut T {
@@ -546,5 +568,10 @@ impl<W: Storages + 'static, T: WriteParam<W> + 'static> SystemParam<W> for &mut 
 
     fn apply(state: &mut T::State, world: &mut W, reports: &mut Vec<ApplyReport>) {
         T::apply(state, world, reports);
+    }
+
+    #[inline(always)]
+    fn hand_over(state: &mut T::State, world: &mut W, later: &mut Vec<Commands<W>>) {
+        T::hand_over(state, world, later);
     }
 }

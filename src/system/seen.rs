@@ -240,7 +240,7 @@ impl<C: 'static> Seen<C> {
 
 impl<W: Storages, C: TrackedColumn<W> + 'static> WriteParam<W> for Seen<C> {
     const TARGET: Option<crate::system::access::Target> = None;
-    type Claim = crate::system::claims::Free;
+    type Claim = crate::system::claims::Kept;
     type State = Seen<C>;
 
     #[inline]
