@@ -783,6 +783,9 @@ pub fn line_start<W: HookHome>(
     hooks: &'static [&'static str],
     batch: usize,
 ) {
+    // A line a panic stopped before (`remove` runs its line outside a
+    // settle) is reported first.
+    interrupted(world.hook_state());
     world.hook_state().running = Some(Running {
         component,
         kind,
