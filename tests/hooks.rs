@@ -780,3 +780,191 @@ fn hooks_see_every_change_once_in_order_through_every_path() {
     std::panic::set_hook(hook);
     assert!(panics > 20, "the runs panicked in hooks ({panics} times)");
 }
+
+/// The commands hooks queue: applied breadth-first (every hook of a level
+/// runs before the commands it queued are applied), up to the world's
+/// depth; the rest reported and applied at the next change.
+mod cascades {
+    use typed_ecs::prelude::*;
+
+    pub struct Link(pub u32);
+    pub struct Tag;
+    #[derive(Default)]
+    pub struct Order(pub Vec<(&'static str, u32)>);
+
+    world! {
+        pub struct Chain<Link, Tag>;
+        resources { order: Order }
+        hooks (depth 3) {
+            on_add(Link) => extend;
+            on_add(Tag) => tagged;
+        }
+    }
+
+    /// Each link up to 5 queues the next one, tagged.
+    fn extend(
+        added: OnAdd<Link>,
+        links: &SparseMap<Link>,
+        order: &mut Order,
+        commands: &mut Commands<Chain>,
+    ) {
+        for e in added {
+            let n = links.get(e).expect("it has the link it gained").0;
+            order.0.push(("link", n));
+            if n < 5 {
+                commands.spawn_with((Link(n + 1), Tag));
+            }
+        }
+    }
+
+    fn tagged(added: OnAdd<Tag>, links: &SparseMap<Link>, order: &mut Order) {
+        for e in added {
+            order.0.push(("tag", links.get(e).map_or(99, |l| l.0)));
+        }
+    }
+
+    #[test]
+    fn breadth_first_up_to_the_depth_then_reported_and_continued() {
+        let mut world = Chain::new();
+        world.spawn_with((Link(0), Tag));
+        // Level 0 is the spawn's own hooks; levels 1 to 3 the commands.
+        assert_eq!(
+            world.order.0,
+            [
+                ("link", 0),
+                ("tag", 0),
+                ("link", 1),
+                ("tag", 1),
+                ("link", 2),
+                ("tag", 2),
+                ("link", 3),
+                ("tag", 3)
+            ]
+        );
+        let report = world.take_hook_report();
+        assert_eq!(report.beyond_depth(), 1, "the buffer spawning link 4 waits");
+        assert_eq!(world.link.len(), 4);
+        // The next change applies what waited.
+        world.order.0.clear();
+        world.finalize_updates();
+        assert_eq!(
+            world.order.0,
+            [("link", 4), ("tag", 4), ("link", 5), ("tag", 5)]
+        );
+        assert!(world.take_hook_report().is_clean());
+        assert_eq!(world.link.len(), 6);
+    }
+
+    #[test]
+    fn a_batch_is_one_call_per_hook() {
+        let mut world = Chain::new();
+        world.spawn_batch((0..3).map(|_| (Link(5), Tag)));
+        assert_eq!(
+            world.order.0,
+            [
+                ("link", 5),
+                ("link", 5),
+                ("link", 5),
+                ("tag", 5),
+                ("tag", 5),
+                ("tag", 5)
+            ]
+        );
+    }
+}
+
+/// Hooks with a schedule: what systems queue is applied at the sync
+/// point, and the hooks run there; events sent by a hook reach readers.
+mod with_a_schedule {
+    use typed_ecs::prelude::*;
+
+    pub struct Health(pub u32);
+    pub struct Spawned(pub Entity);
+    #[derive(Default)]
+    pub struct Seen(pub Vec<Entity>);
+
+    world! {
+        pub struct Game<Health>;
+        resources { seen: Seen }
+        events { spawned: Spawned }
+        hooks { on_add(Health) => announce; }
+    }
+
+    fn announce(added: OnAdd<Health>, out: &mut Writer<Spawned>) {
+        for e in added {
+            out.send(Spawned(e));
+        }
+    }
+
+    fn spawner(commands: &mut Commands<Game>) {
+        commands.spawn_with((Health(1),));
+    }
+
+    fn listener(events: &Events<Spawned>, inbox: &mut Reader<Spawned>, seen: &mut Seen) {
+        seen.0.extend(inbox.read(events).map(|s| s.0));
+    }
+
+    #[test]
+    fn systems_commands_run_hooks_at_the_sync_point() {
+        let mut world = Game::new();
+        let mut schedule = Schedule::new();
+        schedule
+            .add_system(spawner)
+            .add_sync_point()
+            .add_system(listener);
+        schedule.run(&mut world);
+        assert_eq!(world.health.len(), 1);
+        assert_eq!(world.seen.0, world.health.entities());
+    }
+}
+
+/// `remove` hands the value back after the hooks saw it; a world without
+/// hooks reports clean.
+mod values {
+    use typed_ecs::prelude::*;
+
+    #[derive(Debug, PartialEq)]
+    pub struct Body(pub u32);
+    #[derive(Default)]
+    pub struct Freed(pub Vec<u32>);
+
+    world! {
+        pub struct Game<Body>;
+        resources { freed: Freed }
+        hooks { on_remove(Body) => first, second, third; }
+    }
+
+    fn first(removed: OnRemove<Body>, freed: &mut Freed) {
+        freed.0.extend(removed.iter().map(|(_, b)| b.0));
+    }
+    fn second(removed: OnRemove<Body>, freed: &mut Freed) {
+        freed.0.extend(removed.iter().map(|(_, b)| b.0 * 10));
+    }
+    fn third(removed: OnRemove<Body>, freed: &mut Freed) {
+        freed.0.extend(removed.iter().map(|(_, b)| b.0 * 100));
+    }
+
+    world! { pub struct Bare<Body>; }
+
+    #[test]
+    fn remove_returns_the_value_the_hooks_saw_in_order() {
+        let mut world = Game::new();
+        let e = world.spawn_with((Body(7),));
+        assert_eq!(world.remove::<Body>(e), Some(Body(7)));
+        assert_eq!(world.freed.0, [7, 70, 700]);
+        assert_eq!(world.remove::<Body>(e), None);
+        assert_eq!(world.freed.0.len(), 3, "nothing removed, nothing seen");
+    }
+
+    #[test]
+    fn clear_reports_every_value_and_a_bare_world_is_clean() {
+        let mut world = Game::new();
+        world.spawn_batch((1..=3).map(|n| (Body(n),)));
+        world.clear();
+        assert_eq!(world.freed.0, [1, 2, 3, 10, 20, 30, 100, 200, 300]);
+        let mut bare = Bare::new();
+        let e = bare.spawn_with((Body(1),));
+        bare.despawn(e);
+        assert!(bare.take_hook_report().is_clean());
+    }
+}

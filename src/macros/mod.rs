@@ -99,7 +99,11 @@ mod serde;
 /// [`Events<Type>`](crate::Events); `name: Type [bound N]` keeps at most N
 /// messages), `tracked (Component, …);` (at most
 /// once), any number
-/// of `group (Component, Component, …);` lines, and `plugins (path::Plugin,
+/// of `group (Component, Component, …);` lines, `hooks { on_add(C) =>
+/// hook, other; on_remove(C) => hook; on_change(T) => hook; }` (at most
+/// once; `hooks (depth N) { … }` sets how many levels of the commands hooks
+/// queue one change applies, 8 if not given: see
+/// [`OnAdd`](crate::OnAdd) and the guide's "Hooks"), and `plugins (path::Plugin,
 /// …);` (at most once): the parts of other crates declared with
 /// [`plugin!`](crate::plugin), whose components and resources become the
 /// world's fields and whose trait the world implements. Name a plugin's
