@@ -52,7 +52,7 @@ use crate::seal::TOKEN;
 use crate::structural::Held;
 use crate::system::claims::impl_kinds_apart;
 use crate::system::claims::{Ents, Free, Kept, Reads, Res, Whole, Writes};
-use crate::system::param::{Source, SystemParam, WriteParam};
+use crate::system::param::{Source, SystemParam};
 use crate::system::{Seen, SystemParams};
 use crate::{Entity, SparseMap};
 
@@ -756,8 +756,9 @@ where
     C: TrackedColumn<W> + ReactionsIn<W> + 'static,
 {
     let mut seen = core::mem::take(&mut C::reactions(world).seen);
-    <Seen<C> as WriteParam<W>>::prepare(&mut seen, world);
     let map: &mut SparseMap<C, Tracked> = C::field_mut(world, TOKEN);
+    // Changes only: the log's removals are not held for this look.
+    seen.next_look(map.log_mut());
     // What was written until now is this look's.
     map.log_mut().tick();
     let mut changed = Vec::new();

@@ -114,6 +114,18 @@ impl<C: 'static> Seen<C> {
         }
     }
 
+    /// A new look at `log` that reads changes only (a world's `on_change`
+    /// hooks): as [`prepare`](WriteParam::prepare), without holding the
+    /// log's removals for it.
+    pub(crate) fn next_look(&mut self, log: &mut ChangeLog) {
+        let id = log.identify();
+        if id == self.log {
+            self.since = self.next;
+        } else {
+            self.start_over(id);
+        }
+    }
+
     /// The view of the log `id` starts from nothing seen.
     #[cold]
     fn start_over(&mut self, id: u64) {
