@@ -168,50 +168,12 @@ pub struct OnRemove<'a, C> {
     removed: &'a [(Entity, C)],
 }
 
-impl<C> Deref for OnAdd<'_, C> {
-    type Target = [Entity];
-
-    #[inline]
-    fn deref(&self) -> &[Entity] {
-        self.entities
-    }
-}
-
-impl<C> Deref for OnChange<'_, C> {
-    type Target = [Entity];
-
-    #[inline]
-    fn deref(&self) -> &[Entity] {
-        self.entities
-    }
-}
-
 impl<C> Deref for OnRemove<'_, C> {
     type Target = [(Entity, C)];
 
     #[inline]
     fn deref(&self) -> &[(Entity, C)] {
         self.removed
-    }
-}
-
-impl<'a, C> IntoIterator for OnAdd<'a, C> {
-    type Item = Entity;
-    type IntoIter = core::iter::Copied<core::slice::Iter<'a, Entity>>;
-
-    #[inline]
-    fn into_iter(self) -> Self::IntoIter {
-        self.entities.iter().copied()
-    }
-}
-
-impl<'a, C> IntoIterator for OnChange<'a, C> {
-    type Item = Entity;
-    type IntoIter = core::iter::Copied<core::slice::Iter<'a, Entity>>;
-
-    #[inline]
-    fn into_iter(self) -> Self::IntoIter {
-        self.entities.iter().copied()
     }
 }
 
@@ -226,18 +188,6 @@ impl<'a, C> IntoIterator for OnRemove<'a, C> {
     #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.removed.iter().map(|(entity, value)| (*entity, value))
-    }
-}
-
-impl<C> fmt::Debug for OnAdd<'_, C> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("OnAdd").field(&self.entities).finish()
-    }
-}
-
-impl<C> fmt::Debug for OnChange<'_, C> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("OnChange").field(&self.entities).finish()
     }
 }
 
@@ -294,35 +244,56 @@ pub trait Batch: 'static {
     fn of(data: &Self::Data) -> Self::Of<'_>;
 }
 
-impl<C: 'static> Batch for OnAdd<'static, C> {
-    type Component = C;
-    type Data = [Entity];
-    type Of<'a> = OnAdd<'a, C>;
-    const KIND: HookKind = HookKind::Add;
+/// What `OnAdd` and `OnChange`, two batches of entities, both are: a
+/// slice of entities, iterated by value, and a [`Batch`] of their kind.
+macro_rules! entity_batch {
+    ($batch:ident, $kind:expr) => {
+        impl<C> Deref for $batch<'_, C> {
+            type Target = [Entity];
 
-    #[inline]
-    fn of(entities: &[Entity]) -> OnAdd<'_, C> {
-        OnAdd {
-            entities,
-            component: PhantomData,
+            #[inline]
+            fn deref(&self) -> &[Entity] {
+                self.entities
+            }
         }
-    }
+
+        impl<'a, C> IntoIterator for $batch<'a, C> {
+            type Item = Entity;
+            type IntoIter = core::iter::Copied<core::slice::Iter<'a, Entity>>;
+
+            #[inline]
+            fn into_iter(self) -> Self::IntoIter {
+                self.entities.iter().copied()
+            }
+        }
+
+        impl<C> fmt::Debug for $batch<'_, C> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_tuple(stringify!($batch))
+                    .field(&self.entities)
+                    .finish()
+            }
+        }
+
+        impl<C: 'static> Batch for $batch<'static, C> {
+            type Component = C;
+            type Data = [Entity];
+            type Of<'a> = $batch<'a, C>;
+            const KIND: HookKind = $kind;
+
+            #[inline]
+            fn of(entities: &[Entity]) -> $batch<'_, C> {
+                $batch {
+                    entities,
+                    component: PhantomData,
+                }
+            }
+        }
+    };
 }
 
-impl<C: 'static> Batch for OnChange<'static, C> {
-    type Component = C;
-    type Data = [Entity];
-    type Of<'a> = OnChange<'a, C>;
-    const KIND: HookKind = HookKind::Change;
-
-    #[inline]
-    fn of(entities: &[Entity]) -> OnChange<'_, C> {
-        OnChange {
-            entities,
-            component: PhantomData,
-        }
-    }
-}
+entity_batch!(OnAdd, HookKind::Add);
+entity_batch!(OnChange, HookKind::Change);
 
 impl<C: 'static> Batch for OnRemove<'static, C> {
     type Component = C;

@@ -457,22 +457,7 @@ macro_rules! __world_hook_line {
     };
     (@run on_add $world:ident $sync:ident $name:ident ($comp:ty) [$($hook:path),+]) => {{
         let batch = $crate::__private::take_added::<$name, $comp>($world);
-        if !batch.is_empty() {
-            $crate::__private::line_start(
-                $world,
-                $crate::__private::HookKind::Add,
-                $crate::__private::core::stringify!($comp),
-                &[$($crate::__private::core::stringify!($hook)),+],
-                batch.len(),
-            );
-            $(
-                $crate::__private::line_next($world);
-                $crate::__private::run_hook::<$name, $crate::__private::OnAdd<'static, $comp>, _, _>(
-                    $world, &batch[..], $hook,
-                );
-            )+
-            $crate::__private::line_done($world);
-        }
+        $crate::__world_hook_line! { @call $world $name Add OnAdd ($comp) [$($hook),+] batch }
         $crate::__private::give_back_added::<$name, $comp>($world, batch);
     }};
     (@run on_remove $world:ident $sync:ident $name:ident ($comp:ty) [$($hook:path),+]) => {{
@@ -486,24 +471,28 @@ macro_rules! __world_hook_line {
     (@run on_change $world:ident $sync:ident $name:ident ($comp:ty) [$($hook:path),+]) => {{
         if $sync {
             let batch = $crate::__private::take_changed::<$name, $comp>($world);
-            if !batch.is_empty() {
-                $crate::__private::line_start(
-                    $world,
-                    $crate::__private::HookKind::Change,
-                    $crate::__private::core::stringify!($comp),
-                    &[$($crate::__private::core::stringify!($hook)),+],
-                    batch.len(),
-                );
-                $(
-                    $crate::__private::line_next($world);
-                    $crate::__private::run_hook::<$name, $crate::__private::OnChange<'static, $comp>, _, _>(
-                        $world, &batch[..], $hook,
-                    );
-                )+
-                $crate::__private::line_done($world);
-            }
+            $crate::__world_hook_line! { @call $world $name Change OnChange ($comp) [$($hook),+] batch }
         }
     }};
+    // Each hook of a line over a batch of entities, in order.
+    (@call $world:ident $name:ident $kind:ident $batch_ty:ident ($comp:ty) [$($hook:path),+] $batch:ident) => {
+        if !$batch.is_empty() {
+            $crate::__private::line_start(
+                $world,
+                $crate::__private::HookKind::$kind,
+                $crate::__private::core::stringify!($comp),
+                &[$($crate::__private::core::stringify!($hook)),+],
+                $batch.len(),
+            );
+            $(
+                $crate::__private::line_next($world);
+                $crate::__private::run_hook::<$name, $crate::__private::$batch_ty<'static, $comp>, _, _>(
+                    $world, &$batch[..], $hook,
+                );
+            )+
+            $crate::__private::line_done($world);
+        }
+    };
     (@run $other:ident $world:ident $sync:ident $name:ident ($comp:ty) [$($hook:path),+]) => {};
     (@impl on_remove $name:ident ($comp:ty) [$($hook:path),+]) => {
         impl $crate::__private::RemoveHooks<$name, $comp>
