@@ -28,7 +28,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 use std::time::{Duration, Instant};
 use typed_ecs_benches::scenarios::{
     add_remove, changed_iter, deferred_sync, despawn_churn, events, events_many_types,
-    follow_target, fragmented_iter, game_frame, heavy_compute, parallel_stage, random_get,
+    follow_target, fragmented_iter, game_frame, heavy_compute, hooks, parallel_stage, random_get,
     random_get_many, simple_insert, simple_iter, sparse_spread, stage_overhead,
 };
 use typed_ecs_benches::{short_size, Scenario};
@@ -131,6 +131,11 @@ fn bench_deferred_sync(c: &mut Criterion) {
     group(c, &deferred_sync::SCENARIO);
 }
 
+fn bench_hooks(c: &mut Criterion) {
+    group(c, &hooks::SCENARIO);
+    group(c, &hooks::SCENARIO_BATCH);
+}
+
 fn bench_events(c: &mut Criterion) {
     group(c, &events::SCENARIO);
     group(c, &events_many_types::SCENARIO);
@@ -182,6 +187,7 @@ criterion_group!(
     bench_despawn_churn,
     bench_despawn_churn_batch,
     bench_deferred_sync,
+    bench_hooks,
     bench_events,
     bench_sparse_spread,
     bench_scaling,

@@ -148,6 +148,8 @@ pub const SCENARIOS: &[Scenario] = &[
     scenarios::despawn_churn::SCENARIO,
     scenarios::despawn_churn::SCENARIO_BATCH,
     scenarios::deferred_sync::SCENARIO,
+    scenarios::hooks::SCENARIO,
+    scenarios::hooks::SCENARIO_BATCH,
     scenarios::events::SCENARIO,
     scenarios::events_many_types::SCENARIO,
     scenarios::events_apart::send::SCENARIO,
@@ -360,6 +362,42 @@ mod tests {
     #[test]
     fn deferred_sync() {
         same_work(&scenarios::deferred_sync::SCENARIO, 1);
+    }
+
+    #[test]
+    fn hooks() {
+        same_work(&scenarios::hooks::SCENARIO, 2);
+        same_work(&scenarios::hooks::SCENARIO_BATCH, 2);
+    }
+
+    #[test]
+    fn hooks_keep_the_index() {
+        // Every implementation's index agrees with its world after each
+        // run, was told of every add and every removal, and is empty
+        // again (each run removes what it added).
+        let n = scenarios::hooks::SCENARIO.test_size;
+        for scenario in [scenarios::hooks::SCENARIO, scenarios::hooks::SCENARIO_BATCH] {
+            for imp in scenario.impls {
+                let mut instance = (imp.setup)(n);
+                for run in 1..=3 {
+                    instance.run();
+                    let check = instance.check();
+                    let value = |label: &str| {
+                        check
+                            .iter()
+                            .find(|(l, _)| *l == label)
+                            .map(|&(_, v)| v)
+                            .unwrap_or_else(|| panic!("{} has no {label:?}", imp.name))
+                    };
+                    let name = (scenario.name, imp.name, run);
+                    assert_eq!(value("index disagrees with the world"), 0.0, "{name:?}");
+                    assert_eq!(value("indexed"), 0.0, "{name:?}");
+                    assert_eq!(value("with Health"), 0.0, "{name:?}");
+                    assert_eq!(value("adds indexed"), (run * n) as f64, "{name:?}");
+                    assert_eq!(value("removals indexed"), (run * n) as f64, "{name:?}");
+                }
+            }
+        }
     }
 
     #[test]
