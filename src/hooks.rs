@@ -806,9 +806,14 @@ where
         let items = <F::Params as SystemParams<W>>::fetch(&mut state, &mut source);
         hook.call(B::of(data), items);
     }
-    let mut queued = Vec::new();
-    <F::Params as SystemParams<W>>::hand_over(&mut state, world, &mut queued);
-    world.hook_state().later.append(&mut queued);
+    if <F::Params as SystemParams<W>>::APPLIES {
+        let mut queued = Vec::new();
+        <F::Params as SystemParams<W>>::hand_over(&mut state, world, &mut queued);
+        if !queued.is_empty() {
+            world.queued(TOKEN).pending.dirty = true;
+            world.hook_state().later.append(&mut queued);
+        }
+    }
 }
 
 /// The world's hooks run over what is pending (what `Storages::settle`
@@ -840,6 +845,8 @@ pub fn settle<W: HookLines>(world: &mut W, sync: bool) {
         depth += 1;
         apply_level(world, level);
     }
+    // Everything ran (a panic leaves the flag set: what it left waits).
+    world.queued(TOKEN).pending.dirty = !world.hook_state().later.is_empty();
 }
 
 /// A line that a panic stopped is reported: the hooks after the one that
@@ -859,7 +866,12 @@ fn interrupted<W: Storages>(state: &mut HookState<W>) {
 
 /// The buffers waiting: the rest of a level a panic stopped, then what its
 /// hooks queued.
+#[inline]
 fn take_waiting<W: Storages>(state: &mut HookState<W>) -> Vec<Commands<W>> {
+    if state.now.is_empty() {
+        // The usual case: nothing a panic left.
+        return core::mem::take(&mut state.later);
+    }
     let mut waiting: Vec<Commands<W>> = state.now.drain(..).collect();
     waiting.append(&mut state.later);
     waiting

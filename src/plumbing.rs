@@ -277,6 +277,11 @@ pub struct Pending {
     pub(crate) added: alloc::vec::Vec<alloc::vec::Vec<Entity>>,
     /// More than 0 while a caller holds the hooks back.
     pub(crate) hold: u32,
+    /// `true` when something may wait for the hooks: set by whatever
+    /// lists something for them, cleared by a settle that ran everything
+    /// (so what a panic leaves keeps it set). A settle with it clear and
+    /// no sync point to run `on_change` at does nothing.
+    pub(crate) dirty: bool,
 }
 
 /// A world declared by `world!`, as a concrete type. Bounds the

@@ -189,6 +189,7 @@ impl<W: Storages> EachStorage<W> for Clear {
             drop(taken);
         } else {
             // Values and entities are parallel (the dense arrays).
+            world.queued(TOKEN).pending.dirty = true;
             let removed = world.pending_removed();
             for (owner, value) in owners.into_iter().zip(taken) {
                 match owner {

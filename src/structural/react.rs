@@ -26,7 +26,16 @@ where
     B: BundleParts<W>,
     E: ExactSizeIterator<Item = Entity> + Clone,
 {
-    if const { W::HOOKED && overlaps(W::ON_ADD, B::INDICES) } {
+    if const { W::HOOKED && B::INDICES.len() == 1 && contains(W::ON_ADD, B::INDICES[0]) } {
+        // One component, hooked: its list, with no search.
+        let pending = &mut world.queued(TOKEN).pending;
+        pending.dirty = true;
+        let index = B::INDICES[0];
+        if pending.added.len() <= index {
+            pending.added.resize_with(W::FIELDS.len(), Default::default);
+        }
+        pending.added[index].extend(entities.clone());
+    } else if const { W::HOOKED && overlaps(W::ON_ADD, B::INDICES) } {
         pend_added::<W, B, E>(world, entities.clone());
     }
     crate::group::entered::<W, B, E>(world, entities);
@@ -47,7 +56,9 @@ where
     B: BundleParts<W>,
     E: ExactSizeIterator<Item = Entity> + Clone,
 {
-    let added = &mut world.queued(TOKEN).pending.added;
+    let pending = &mut world.queued(TOKEN).pending;
+    pending.dirty = true;
+    let added = &mut pending.added;
     for &index in B::INDICES {
         if contains(W::ON_ADD, index) {
             if added.len() <= index {
@@ -77,6 +88,7 @@ pub(crate) fn leaving_all<W: Storages>(world: &mut W, entity: Entity) {
 #[inline]
 pub(crate) fn removed<W: ColumnAccess<C>, C>(world: &mut W, entity: Entity, value: C) {
     if W::REMOVE_HOOKED {
+        world.queued(TOKEN).pending.dirty = true;
         world.pending_removed().push((entity, value));
     } else {
         drop(value);
@@ -106,8 +118,11 @@ pub(crate) fn removed_returned<W: ColumnAccess<C>, C>(
 /// caller holds them back.
 #[inline]
 pub(crate) fn settle<W: Storages>(world: &mut W) {
-    if W::HOOKED && world.queued_ref(TOKEN).pending.hold == 0 {
-        world.settle(false, TOKEN);
+    if W::HOOKED {
+        let pending = &world.queued_ref(TOKEN).pending;
+        if pending.hold == 0 && pending.dirty {
+            world.settle(false, TOKEN);
+        }
     }
 }
 
