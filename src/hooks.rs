@@ -191,6 +191,14 @@ impl<'a, C> IntoIterator for OnRemove<'a, C> {
     }
 }
 
+impl<C> Clone for OnRemove<'_, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C> Copy for OnRemove<'_, C> {}
+
 impl<C> fmt::Debug for OnRemove<'_, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let entities: Vec<Entity> = self.removed.iter().map(|(entity, _)| *entity).collect();
@@ -266,6 +274,16 @@ macro_rules! entity_batch {
                 self.entities.iter().copied()
             }
         }
+
+        // A batch is a borrowed slice: copied freely (and taken by value
+        // in a hook's signature without a lint's complaint).
+        impl<C> Clone for $batch<'_, C> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        impl<C> Copy for $batch<'_, C> {}
 
         impl<C> fmt::Debug for $batch<'_, C> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -35,6 +35,43 @@ world! {
     }
 }
 
+/// How many velocities were added and removed, kept by hooks.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Moves(pub usize, pub usize);
+
+world! {
+    /// A world with hooks, under the same lints.
+    #[derive(Debug)]
+    pub struct PedanticHooked<Position, Velocity>;
+    resources {
+        /// The hooks' count.
+        moves: Moves
+    }
+    tracked (Position);
+    hooks (depth 2) {
+        on_add(Velocity) => started;
+        on_remove(Velocity) => stopped;
+        on_change(Position) => moved;
+    }
+}
+
+/// Counts the velocities added.
+pub fn started(added: OnAdd<'_, Velocity>, moves: &mut Moves) {
+    moves.0 += added.len();
+}
+
+/// Counts the velocities removed.
+pub fn stopped(removed: OnRemove<'_, Velocity>, moves: &mut Moves) {
+    moves.1 += removed.len();
+}
+
+/// Looks at the positions that changed.
+pub fn moved(changed: OnChange<'_, Position>, positions: &SparseMap<Position, Tracked>) {
+    for entity in changed {
+        let _ = positions.get(entity);
+    }
+}
+
 /// Moves every entity that has a velocity.
 pub fn step(world: &mut PedanticWorld) {
     let moves: Vec<(Entity, Velocity)> = world

@@ -369,33 +369,57 @@ macro_rules! __world_hooks_split {
             @head [$($head)*]
             @resources [] @tracked [] @groups [] @plugins [] @events [] @todo [$($kept)*]
         }
-        $crate::__world_hooks! { @name $name $($hooks)* }
+        $crate::__world_hooks! { @name $name @plugins [] $($hooks)* }
     };
-    (@todo [hooks $($rest:tt)*] @kept $kept:tt @hooks [$($seen:tt)+] @name $name:ident @head $head:tt) => {
+    (@todo [] @kept [$($kept:tt)*] @hooks [$($hooks:tt)*] @name $name:ident @head [$($head:tt)*]
+        @plugins [$($plugin:tt)*]) => {
+        $crate::__world_sections! {
+            @head [$($head)*]
+            @resources [] @tracked [] @groups [] @plugins [] @events [] @todo [$($kept)*]
+        }
+        $crate::__world_hooks! { @name $name @plugins [$($plugin)*] $($hooks)* }
+    };
+    // The plugins' paths are noted (their hooks join the world's), and the
+    // section is kept for `__world_sections!`.
+    (@todo [plugins ( $( $($seg:ident)::+ ),+ $(,)? ) ; $($rest:tt)*] @kept [$($kept:tt)*] @hooks $hooks:tt
+        @name $name:ident @head $head:tt $(@plugins $seen:tt)?) => {
+        $crate::__world_hooks_split! {
+            @todo [$($rest)*] @kept [$($kept)* plugins ( $( $($seg)::+ ),+ ) ;] @hooks $hooks
+            @name $name @head $head @plugins [$( [$($seg)+] )+]
+        }
+    };
+    (@todo [hooks $($rest:tt)*] @kept $kept:tt @hooks [$($seen:tt)+] @name $name:ident @head $head:tt
+        $(@plugins $plg:tt)?) => {
         $crate::__private::core::compile_error! {
             "`world!`: `hooks { … }` is given twice; list every hook in one block"
         }
     };
-    (@todo [hooks { $($lines:tt)* } $($rest:tt)*] @kept $kept:tt @hooks [] @name $name:ident @head $head:tt) => {
+    (@todo [hooks { $($lines:tt)* } $($rest:tt)*] @kept $kept:tt @hooks [] @name $name:ident @head $head:tt
+        $(@plugins $plg:tt)?) => {
         $crate::__world_hooks_split! {
             @todo [$($rest)*] @kept $kept @hooks [@depth [] @lines [$($lines)*]] @name $name @head $head
+            $(@plugins $plg)?
         }
     };
     (@todo [hooks (depth $depth:literal) { $($lines:tt)* } $($rest:tt)*] @kept $kept:tt @hooks []
-        @name $name:ident @head $head:tt) => {
+        @name $name:ident @head $head:tt $(@plugins $plg:tt)?) => {
         $crate::__world_hooks_split! {
             @todo [$($rest)*] @kept $kept @hooks [@depth [$depth] @lines [$($lines)*]] @name $name @head $head
+            $(@plugins $plg)?
         }
     };
-    (@todo [hooks $($rest:tt)*] @kept $kept:tt @hooks [] @name $name:ident @head $head:tt) => {
+    (@todo [hooks $($rest:tt)*] @kept $kept:tt @hooks [] @name $name:ident @head $head:tt
+        $(@plugins $plg:tt)?) => {
         $crate::__private::core::compile_error! {
             "`world!`: write hooks as `hooks { on_add(Component) => hook, other_hook; on_remove(Component) => hook; }`, \
              optionally with the depth of the commands they queue, `hooks (depth 4) { … }`"
         }
     };
-    (@todo [$next:tt $($rest:tt)*] @kept [$($kept:tt)*] @hooks $hooks:tt @name $name:ident @head $head:tt) => {
+    (@todo [$next:tt $($rest:tt)*] @kept [$($kept:tt)*] @hooks $hooks:tt @name $name:ident @head $head:tt
+        $(@plugins $plg:tt)?) => {
         $crate::__world_hooks_split! {
             @todo [$($rest)*] @kept [$($kept)* $next] @hooks $hooks @name $name @head $head
+            $(@plugins $plg)?
         }
     };
 }
@@ -405,10 +429,50 @@ macro_rules! __world_hooks_split {
 #[doc(hidden)] // Called by `__world_hooks_split!` only.
 #[macro_export]
 macro_rules! __world_hooks {
-    (@name $name:ident) => {
-        $crate::__world_hooks! { @name $name @depth [] @lines [] }
+    (@name $name:ident @plugins [$($plugin:tt)*]) => {
+        $crate::__world_hooks! { @name $name @plugins [$($plugin)*] @depth [] @lines [] }
     };
-    (@name $name:ident @depth [$($depth:literal)?]
+    // Every plugin's lines collected: the world's own lines, then theirs.
+    (@name $name:ident @plugins [] $(@depth $depth:tt @lines [$($lines:tt)*])?) => {
+        $crate::__world_hooks! { @emit $name $(@depth $depth @lines [$($lines)*])? }
+    };
+    // The next plugin: split its path (prefix, name), then ask its macro
+    // for its part, which comes back at `@part`.
+    (@name $name:ident @plugins [[$($seg:ident)+] $($more:tt)*] @depth $depth:tt @lines $lines:tt) => {
+        $crate::__world_hooks! {
+            @split [$($seg)+] @prefix [] @state { @name $name @plugins [$($more)*] @depth $depth @lines $lines }
+            @path [$($seg)+]
+        }
+    };
+    (@split [$last:ident] @prefix [$($pre:ident)*] @state { $($state:tt)* } @path [$($seg:ident)+]) => {
+        $($seg)::+! { [$crate::__world_hooks] [$($pre)*] { $($state)* } }
+    };
+    (@split [$first:ident $($rest:ident)+] @prefix [$($pre:ident)*] @state $state:tt @path $path:tt) => {
+        $crate::__world_hooks! { @split [$($rest)+] @prefix [$($pre)* $first] @state $state @path $path }
+    };
+    // A plugin's part: its hook lines join the world's, each hook named
+    // for this world (`hook::<World>`: a plugin's hooks are generic).
+    (@part { $($field:ident [$($value:tt)*])* } @name $name:ident @plugins $plugins:tt @depth $depth:tt
+        @lines [$($lines:tt)*]) => {
+        $crate::__world_hooks! {
+            @plugin_hooks [$($field [$($value)*])*] @name $name @plugins $plugins @depth $depth
+            @lines [$($lines)*]
+        }
+    };
+    (@plugin_hooks [hooks [$( ($kind:ident ($($comp:tt)+) [$( ($($hook:tt)+) )+]) )*] $($other:tt)*]
+        @name $name:ident @plugins $plugins:tt @depth $depth:tt @lines [$($lines:tt)*]) => {
+        $crate::__world_hooks! {
+            @name $name @plugins $plugins @depth $depth
+            @lines [$($lines)* $( $kind ( $($comp)+ ) => $( $($hook)+ ::<$name> ),+ ; )*]
+        }
+    };
+    (@plugin_hooks [$skip:ident [$($value:tt)*] $($other:tt)*] $($rest:tt)*) => {
+        $crate::__world_hooks! { @plugin_hooks [$($other)*] $($rest)* }
+    };
+    (@emit $name:ident) => {
+        $crate::__world_hooks! { @emit $name @depth [] @lines [] }
+    };
+    (@emit $name:ident @depth [$($depth:literal)?]
         @lines [$( $kind:ident ( $comp:ty ) => $($hook:path),+ ; )*]) => {
         #[allow(unused_qualifications)]
         const _: () = {
@@ -432,7 +496,7 @@ macro_rules! __world_hooks {
             $( $crate::__world_hook_line! { @impl $kind $name ($comp) [$($hook),+] } )*
         };
     };
-    (@name $name:ident @depth $depth:tt @lines [$($lines:tt)*]) => {
+    (@emit $name:ident @depth $depth:tt @lines [$($lines:tt)*]) => {
         $crate::__private::core::compile_error! {
             "`world!`: each line of `hooks { … }` is `on_add(Component) => hook, other_hook;` \
              (or `on_remove`, `on_change`): the kind, the component in brackets, `=>`, the hooks \
@@ -617,6 +681,7 @@ macro_rules! __world_plugins {
             tracked [$($tra:ty ,)*]
             resources [$( ($res:ident $res_ty:ty) )*]
             events [$( ($ev:ident $ev_ty:ty [$($bound:expr)?]) )*]
+            hooks [$($hooks:tt)*]
             requires [$($req:ty ,)*]
             systems [$($($sys:ident)::+)?]
         }

@@ -89,6 +89,11 @@
 /// * `events { name: Type }` (each may end `[bound N]`): its events, fields
 ///   `Events<Type>` of the world; the trait implies `EventsOf<Type>`, so
 ///   its systems take `Writer<Type>` and `Reader<Type>`;
+/// * `hooks { on_add(A) => hook, other; on_remove(B) => hook; }`: hooks of
+///   its components (or of those it requires), as in `world!`; each hook is
+///   generic over the world (`fn hook<W: Physics>(…)`), and the world names
+///   it `hook::<World>`. A world runs its own hook lines first, then each
+///   plugin's, in the order `plugins (…)` lists them;
 /// * `requires (C, …);`: components it uses and the world must declare
 ///   (the game's, or another plugin's);
 /// * `systems add_systems_fn;`: a function `fn<W: Plugin>(&mut
@@ -119,6 +124,7 @@ macro_rules! plugin {
             $( tracked ( $($tra:ident),+ $(,)? ) ; )?
             $( resources { $( $(#[$res_attr:meta])* $res:ident : $res_ty:ident ),* $(,)? } )?
             $( events { $( $ev:ident : $ev_ty:ident $([bound $bound:expr])? ),* $(,)? } )?
+            $( hooks { $( $hkind:ident ( $hcomp:ident ) => $($hook:ident),+ ; )* } )?
             $( requires ( $($req:ident),+ $(,)? ) ; )?
             $( systems $sys:ident ; )?
         }
@@ -130,6 +136,7 @@ macro_rules! plugin {
             [$($($tra)+)?]
             [$($( [$(#[$res_attr])*] $res $res_ty )*)?]
             [$($( $ev $ev_ty [$($bound)?] )*)?]
+            [$($( $hkind $hcomp [$($hook)+] )*)?]
             [$($($req)+)?]
             [$($sys)?]
         }
@@ -138,7 +145,8 @@ macro_rules! plugin {
         $crate::__private::core::compile_error! {
             "`plugin!` expects `pub trait Name { … }` with, each optional and in this order: \
              `components (A, B);`, `tracked (A);`, `resources { name: Type }`, \
-             `events { name: Type }`, `requires (C);` and `systems add_systems_fn;`"
+             `events { name: Type }`, `hooks { on_add(A) => hook; }`, `requires (C);` and \
+             `systems add_systems_fn;`"
         }
     };
 }
@@ -155,6 +163,7 @@ macro_rules! __plugin {
         [$($tra:ident)*]
         [$( [$($res_attr:tt)*] $res:ident $res_ty:ident )*]
         [$( $ev:ident $ev_ty:ident [$($bound:expr)?] )*]
+        [$( $hkind:ident $hcomp:ident [$($hook:ident)+] )*]
         [$($req:ident)*]
         [$($sys:ident)?]
     ) => {
@@ -189,6 +198,7 @@ macro_rules! __plugin {
                             tracked [$( $d($d pre::)* $tra , )*]
                             resources [$( ($res $d($d pre::)* $res_ty) )*]
                             events [$( ($ev $d($d pre::)* $ev_ty [$($bound)?]) )*]
+                            hooks [$( ($hkind ($d($d pre::)* $hcomp) [$( ($d($d pre::)* $hook) )+]) )*]
                             requires [$( $d($d pre::)* $req , )*]
                             systems [$( $d($d pre::)* $sys )?]
                         }

@@ -21,6 +21,19 @@ world! {
     plugins (physics::Physics, physics::Bounce);
 }
 
+// A world's own hooks beside a plugin's (`Expiry` counts each `Ttl` that
+// goes): the world's lines run first, then the plugin's.
+world! {
+    pub struct Hooked<Health>;
+    plugins (physics::Expiry);
+    resources { gone: Score }
+    hooks { on_remove(Health) => health_gone; }
+}
+
+fn health_gone(gone: OnRemove<Health>, score: &mut Score) {
+    score.0 += u32::try_from(gone.len()).unwrap_or(u32::MAX);
+}
+
 fn drop_one<W: Physics + Bounce>(world: &mut W) -> Entity {
     world.spawn_with((Pos(1.0), Vel(0.0), Bouncy(2.0)))
 }
@@ -46,4 +59,9 @@ fn main() {
     assert_eq!(fields.get::<Vel>(b), Some(&Vel(2.0)));
     assert_eq!((listed.score.0, listed.expired().0), (0, 0));
     assert_eq!(fields.gravity().0, 1.0);
+
+    let mut hooked = Hooked::new();
+    let e = hooked.spawn_with((Health(1), physics::Ttl(0)));
+    hooked.despawn(e);
+    assert_eq!((hooked.gone.0, hooked.expired().0), (1, 1));
 }

@@ -104,47 +104,51 @@ where
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ttl(pub u32);
 
-/// How many entities [`Expiry`] has despawned.
+/// How many entities with a [`Ttl`] have gone (despawned at zero, or
+/// otherwise): counted by [`Expiry`]'s hook.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub struct Expired(pub u64);
 
 typed_ecs::plugin! {
     /// Entities that last a number of ticks: each tick counts every `Ttl`
-    /// down, and the entities at zero are despawned at the next sync point.
+    /// down, and the entities at zero are despawned at the next sync point;
+    /// a hook counts every `Ttl` that goes.
     pub trait Expiry {
         components (Ttl);
         resources {
-            /// How many have been despawned.
+            /// How many have gone.
             expired: Expired
+        }
+        hooks {
+            on_remove(Ttl) => count_gone;
         }
         systems add_expiry;
     }
 }
 
 /// Counts every `Ttl` down and queues the despawn of those at zero.
-pub fn expire<W: Expiry>(
-    ttl: &mut StorageOf<W, Ttl>,
-    expired: &mut Expired,
-    commands: &mut Commands<W>,
-) where
-    Expired: WriteParam<W>,
-{
+pub fn expire<W: Expiry>(ttl: &mut StorageOf<W, Ttl>, commands: &mut Commands<W>) {
     for (entity, ttl) in ttl.iter_mut() {
         if ttl.0 == 0 {
             commands.despawn(entity);
-            expired.0 += 1;
         } else {
             ttl.0 -= 1;
         }
     }
 }
 
-/// The plugin's systems: [`expire`], then a sync point that applies its
-/// despawns.
-pub fn add_expiry<W: Expiry>(schedule: &mut Schedule<W>)
+/// The plugin's hook: each `Ttl` removed (its entity despawned, or the
+/// `Ttl` taken off) is counted, whichever path removed it.
+pub fn count_gone<W: Expiry>(gone: OnRemove<Ttl>, expired: &mut Expired)
 where
     Expired: WriteParam<W>,
 {
+    expired.0 += gone.len() as u64;
+}
+
+/// The plugin's systems: [`expire`], then a sync point that applies its
+/// despawns.
+pub fn add_expiry<W: Expiry>(schedule: &mut Schedule<W>) {
     schedule.add_system(expire::<W>).add_sync_point();
 }
 
