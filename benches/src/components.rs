@@ -44,6 +44,21 @@ impl<E: Send + Sync + 'static> specs::Component for Target<E> {
     type Storage = specs::VecStorage<Self>;
 }
 
+/// A 2D affine transform, `[a, b, c, d, tx, ty]`: a point `(x, y)` goes to
+/// `(a·x + c·y + tx, b·x + d·y + ty)`. The transform of the hierarchy
+/// scenarios (`transform_propagation`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Affine2(pub [f32; 6]);
+
+/// An entity's transform relative to its parent (to the world for a root).
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+pub struct Local2(pub Affine2);
+
+/// An entity's transform relative to the world: its parent's global
+/// composed with its own local, written by `transform_propagation`.
+#[derive(Clone, Copy, Debug, PartialEq, bevy_ecs::component::Component)]
+pub struct Global2(pub Affine2);
+
 /// Calls `$callback!(A, B, …, Z)`: the 26 letter components in order.
 #[macro_export]
 macro_rules! letters {
@@ -174,6 +189,30 @@ pub fn apply_transform(position: &mut Position, transform: &Transform) {
 #[inline]
 pub fn double(data: &mut Data) {
     data.0 *= 2.0;
+}
+
+/// `transform_propagation`: `parent ∘ local`, the transform that applies
+/// `local`, then `parent`. The same operations in the same order for every
+/// implementation (Rust fuses no multiply-add on its own), so their
+/// results are equal to the bit.
+#[inline]
+pub fn compose(parent: &Affine2, local: &Affine2) -> Affine2 {
+    let [pa, pb, pc, pd, ptx, pty] = parent.0;
+    let [la, lb, lc, ld, ltx, lty] = local.0;
+    Affine2([
+        pa * la + pc * lb,
+        pb * la + pd * lb,
+        pa * lc + pc * ld,
+        pb * lc + pd * ld,
+        pa * ltx + pc * lty + ptx,
+        pb * ltx + pd * lty + pty,
+    ])
+}
+
+/// A rotation of `angle` radians followed by a translation by `(x, y)`.
+pub fn affine(angle: f32, x: f32, y: f32) -> Affine2 {
+    let (s, c) = angle.sin_cos();
+    Affine2([c, s, -s, c, x, y])
 }
 
 /// A rotation of `angle` radians about the x axis.

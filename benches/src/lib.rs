@@ -20,6 +20,7 @@ pub mod changes;
 pub mod components;
 pub mod game;
 pub mod harness;
+pub mod relations;
 pub mod rng;
 pub mod scenarios;
 pub mod stages;
@@ -191,14 +192,28 @@ pub const CHANGE_SCENARIOS: &[Scenario] = &[
 /// each system timed too (see [`game`] and the `game_frame` binary).
 pub const GAME_SCENARIOS: &[Scenario] = &[scenarios::game_frame::SCENARIO];
 
+/// The scenarios of relations and hierarchy (issue 29), against bevy_ecs's
+/// `ChildOf`/`Children`: typed_ecs has no relations yet, so its row is
+/// `typed_ecs_by_hand` (parent and child-list components kept by hand),
+/// and there is no `typed_ecs` row to divide by. The report shows them in
+/// a section of their own, each row over bevy's and raw's (see
+/// [`relations`]).
+pub const RELATION_SCENARIOS: &[Scenario] = &[
+    scenarios::hierarchy::spawn::SCENARIO,
+    scenarios::hierarchy::unlink_one::SCENARIO,
+    scenarios::hierarchy::despawn_tree::SCENARIO,
+    scenarios::hierarchy::propagation::SCENARIO,
+];
+
 /// The scenario called `name`, among [`SCENARIOS`], [`STAGE_SCENARIOS`],
-/// [`CHANGE_SCENARIOS`] and [`GAME_SCENARIOS`].
+/// [`CHANGE_SCENARIOS`], [`GAME_SCENARIOS`] and [`RELATION_SCENARIOS`].
 pub fn scenario(name: &str) -> Option<&'static Scenario> {
     SCENARIOS
         .iter()
         .chain(STAGE_SCENARIOS)
         .chain(CHANGE_SCENARIOS)
         .chain(GAME_SCENARIOS)
+        .chain(RELATION_SCENARIOS)
         .find(|s| s.name == name)
 }
 
@@ -560,6 +575,100 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn hierarchy_spawn() {
+        same_work(&scenarios::hierarchy::spawn::SCENARIO, 2);
+    }
+
+    #[test]
+    fn hierarchy_unlink_one() {
+        same_work(&scenarios::hierarchy::unlink_one::SCENARIO, 50);
+    }
+
+    #[test]
+    fn hierarchy_despawn_tree() {
+        same_work(&scenarios::hierarchy::despawn_tree::SCENARIO, 2);
+    }
+
+    #[test]
+    fn transform_propagation() {
+        same_work(&scenarios::hierarchy::propagation::SCENARIO, 2);
+    }
+
+    #[test]
+    fn hierarchies_are_whole_and_consistent() {
+        // Both sides of every link agree in every row, before and after
+        // the runs; the tree is gone after a despawn and back after a
+        // prepare; every global is the recursive reference's, to the bit.
+        use scenarios::hierarchy as h;
+        let value = |check: &Check, label: &str| {
+            check
+                .iter()
+                .find(|(l, _)| *l == label)
+                .map(|&(_, v)| v)
+                .unwrap_or_else(|| panic!("no {label:?}"))
+        };
+        for scenario in [
+            h::spawn::SCENARIO,
+            h::unlink_one::SCENARIO,
+            h::despawn_tree::SCENARIO,
+        ] {
+            let n = scenario.test_size;
+            for imp in scenario.impls {
+                let mut instance = (imp.setup)(n);
+                for run in 0..3 {
+                    if run > 0 {
+                        instance.prepare();
+                        instance.run();
+                    }
+                    let check = instance.check();
+                    let name = (scenario.name, imp.name, run);
+                    let disagree = value(&check, "list entries whose parent disagrees");
+                    assert_eq!(disagree, 0.0, "{name:?}");
+                    assert_eq!(
+                        value(&check, "with a parent"),
+                        value(&check, "child list entries"),
+                        "{name:?}"
+                    );
+                    let (entities, linked) = match (scenario.name, run) {
+                        ("hierarchy_spawn", run) => (n / 100 + run * n, run * n),
+                        ("hierarchy_unlink_one", _) => (n + 1, n),
+                        (_, 0) => (n, n - 1),
+                        _ => (0, 0),
+                    };
+                    assert_eq!(value(&check, "entities"), entities as f64, "{name:?}");
+                    assert_eq!(value(&check, "with a parent"), linked as f64, "{name:?}");
+                }
+            }
+        }
+        let scenario = h::propagation::SCENARIO;
+        for imp in scenario.impls {
+            let mut instance = (imp.setup)(scenario.test_size);
+            let unset = value(&instance.check(), "globals unlike the recursive reference");
+            assert_eq!(unset, scenario.test_size as f64, "{}", imp.name);
+            for _ in 0..2 {
+                instance.run();
+                let differ = value(&instance.check(), "globals unlike the recursive reference");
+                assert_eq!(differ, 0.0, "{}", imp.name);
+            }
+        }
+    }
+
+    #[test]
+    fn hierarchy_shapes() {
+        use scenarios::hierarchy::{forest_parent, tree_parent};
+        let depth = |parent: fn(usize) -> Option<usize>, i: usize| {
+            std::iter::successors(Some(i), |&j| parent(j)).count()
+        };
+        let deepest = |parent: fn(usize) -> Option<usize>, n: usize| {
+            (0..n).map(|i| depth(parent, i)).max().unwrap()
+        };
+        assert_eq!(deepest(tree_parent, 100_000), 10);
+        assert_eq!(deepest(forest_parent, 100_000), 5);
+        assert!((0..100_000).all(|i| tree_parent(i).is_none_or(|p| p < i)));
+        assert!((0..100_000).all(|i| forest_parent(i).is_none_or(|p| p < i)));
     }
 
     #[test]

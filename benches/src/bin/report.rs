@@ -20,8 +20,11 @@
 //! others leaves the Parallel stages section out; likewise for the change
 //! scenarios (`changed_iter`, `changed_frame`, `simple_iter_tracked`) and
 //! the Change detection section, and `game_frame` and the Game frame
-//! section. `--out` defaults to `BENCHMARKS.md` at the workspace
-//! root.
+//! section, and the relation scenarios (`hierarchy_spawn`,
+//! `hierarchy_unlink_one`, `hierarchy_despawn_tree`,
+//! `transform_propagation`) and the Relations and hierarchy section (with
+//! the bytes per link that the `link_memory` binary prints, in a process of
+//! its own). `--out` defaults to `BENCHMARKS.md` at the workspace root.
 
 #![forbid(unsafe_code)]
 
@@ -30,8 +33,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use typed_ecs_benches::harness::{self, Medians};
 use typed_ecs_benches::{
-    changes, scenario, short_size, Scenario, CHANGE_SCENARIOS, GAME_SCENARIOS, SCENARIOS,
-    STAGE_SCENARIOS,
+    changes, relations, scenario, short_size, Scenario, CHANGE_SCENARIOS, GAME_SCENARIOS,
+    RELATION_SCENARIOS, SCENARIOS, STAGE_SCENARIOS,
 };
 
 const USAGE: &str = "usage: report [--quick] [--only SCENARIO]... [--rounds N] [--out PATH]";
@@ -42,6 +45,7 @@ const STEADY_COMMAND: &str =
 const STAGES_COMMAND: &str =
     "cargo run --release -p typed_ecs_benches --features bevy_multi_threaded --bin stages";
 const GAME_COMMAND: &str = "cargo run --release -p typed_ecs_benches --bin game_frame";
+const LINK_MEMORY_COMMAND: &str = "cargo run --release -p typed_ecs_benches --bin link_memory";
 
 struct Options {
     quick: bool,
@@ -76,6 +80,7 @@ fn parse_options() -> Result<Options, String> {
                     .chain(STAGE_SCENARIOS)
                     .chain(CHANGE_SCENARIOS)
                     .chain(GAME_SCENARIOS)
+                    .chain(RELATION_SCENARIOS)
                     .map(|s| s.name)
                     .collect::<Vec<_>>()
                     .join(", ");
@@ -121,7 +126,13 @@ fn main() -> ExitCode {
         eprintln!("report: warning: a debug build; time it with `--release`");
     }
 
-    let memory = memory_section();
+    let is_relation = |s: &&Scenario| RELATION_SCENARIOS.iter().any(|t| t.name == s.name);
+    let only_relations = !options.only.is_empty() && options.only.iter().all(is_relation);
+    let memory = if only_relations {
+        String::new()
+    } else {
+        memory_section()
+    };
     let steady = if options.only.is_empty() || options.only.iter().any(|s| s.name == "add_remove") {
         steady_section()
     } else {
@@ -149,13 +160,18 @@ fn main() -> ExitCode {
             .only
             .iter()
             .copied()
-            .filter(|s| !is_stage(s) && !is_change(s) && !is_game(s))
+            .filter(|s| !is_stage(s) && !is_change(s) && !is_game(s) && !is_relation(s))
             .collect()
     };
     let change_scenarios: Vec<&Scenario> = if options.only.is_empty() {
         CHANGE_SCENARIOS.iter().collect()
     } else {
         options.only.iter().copied().filter(is_change).collect()
+    };
+    let relation_scenarios: Vec<&Scenario> = if options.only.is_empty() {
+        RELATION_SCENARIOS.iter().collect()
+    } else {
+        options.only.iter().copied().filter(is_relation).collect()
     };
     let mut results = Vec::new();
     for scenario in scenarios {
@@ -179,9 +195,23 @@ fn main() -> ExitCode {
     } else {
         changes_section(&options, &change_scenarios)
     };
+    let relations = if relation_scenarios.is_empty() {
+        String::new()
+    } else {
+        relations_section(&options, &relation_scenarios)
+    };
 
     let text = report(
-        &options, &results, &memory, &steady, &stages, &changes, &game,
+        &options,
+        &results,
+        &Sections {
+            memory,
+            steady,
+            stages,
+            changes,
+            game,
+            relations,
+        },
     );
     if let Err(error) = std::fs::write(&options.out, &text) {
         eprintln!("report: {}: {error}", options.out.display());
@@ -195,15 +225,26 @@ fn main() -> ExitCode {
 // The document
 // ---------------------------------------------------------------------------
 
-fn report(
-    options: &Options,
-    results: &[(&Scenario, Vec<Medians>)],
-    memory: &str,
-    steady: &str,
-    stages: &str,
-    changes: &str,
-    game: &str,
-) -> String {
+/// The sections other binaries print or that are timed apart, each empty
+/// when left out.
+struct Sections {
+    memory: String,
+    steady: String,
+    stages: String,
+    changes: String,
+    game: String,
+    relations: String,
+}
+
+fn report(options: &Options, results: &[(&Scenario, Vec<Medians>)], sections: &Sections) -> String {
+    let Sections {
+        memory,
+        steady,
+        stages,
+        changes,
+        game,
+        relations,
+    } = sections;
     let mut out = String::new();
     let _ = writeln!(out, "# Benchmarks\n");
     let _ = writeln!(
@@ -281,8 +322,10 @@ fn report(
         out.push('\n');
         out.push_str(stages);
     }
-    out.push('\n');
-    out.push_str(memory);
+    if !memory.is_empty() {
+        out.push('\n');
+        out.push_str(memory);
+    }
     out.push('\n');
     out.push_str(&included(
         "compile_time.md",
@@ -303,6 +346,51 @@ fn report(
         out.push('\n');
         out.push_str(game);
     }
+    if !relations.is_empty() {
+        out.push('\n');
+        out.push_str(relations);
+    }
+    out
+}
+
+/// The Relations and hierarchy section: `scenarios` (of
+/// [`RELATION_SCENARIOS`]) timed here the report's way, each row over
+/// bevy's and raw's, then the bytes per link the `link_memory` binary
+/// prints in a process of its own.
+fn relations_section(options: &Options, scenarios: &[&'static Scenario]) -> String {
+    let mut results = Vec::new();
+    for &scenario in scenarios {
+        let mut cases = Vec::new();
+        for &size in scenario.sizes {
+            eprint!("{} at {}:", scenario.name, short_size(size));
+            let medians = harness::measure(scenario, size, options.rounds, |name| {
+                eprint!(" [{name}]");
+            });
+            eprintln!();
+            for &(name, ns) in &medians.ns {
+                eprintln!("  {name:<22} {}", harness::format_ns(ns));
+            }
+            cases.push(medians);
+        }
+        results.push((scenario, cases));
+    }
+    let header = format!(
+        "Hierarchies side by side with bevy_ecs's `ChildOf`/`Children` (issue 29). typed_ecs \
+         has no relations yet: its row, `typed_ecs_by_hand`, is a typed_ecs world with \
+         `Parent(Entity)` and `Children(Vec<Entity>)` components kept by hand, as a typed_ecs \
+         user keeps them today (`benches/src/scenarios/hierarchy.rs`). Timed as above ({} \
+         rounds), in the same process, after the other scenarios. Each row's median is divided \
+         by bevy's and by raw's: **above 1 the row is slower**.",
+        options.rounds
+    );
+    let mut out = relations::section(&header, &results);
+    out.push('\n');
+    out.push_str(&printed_by(
+        "link_memory",
+        &[],
+        "### Memory per link",
+        LINK_MEMORY_COMMAND,
+    ));
     out
 }
 

@@ -13,6 +13,7 @@ pub mod follow_target;
 pub mod fragmented_iter;
 pub mod game_frame;
 pub mod heavy_compute;
+pub mod hierarchy;
 pub mod hooks;
 pub mod parallel_stage;
 pub mod random_get;

@@ -1,0 +1,165 @@
+//! The bytes a parent–child link costs (issue 29), printed as markdown on
+//! stdout: measured with a counting global allocator (`stats_alloc`), as
+//! the `memory` binary measures components, in a process of its own so
+//! the counting never taxes timed runs (the report runs it through cargo).
+//!
+//! ```text
+//! cargo run --release -p typed_ecs_benches --bin link_memory
+//! ```
+//!
+//! For each shape (parents × children per parent): the heap a world holds
+//! once every entity is spawned with a `Data` and every child linked to its
+//! parent, minus the heap of a world with the same entities and `Data` and
+//! no links, divided by the number of links. The links are made one child
+//! at a time (`hierarchy_spawn`'s way), so the child lists keep the spare
+//! capacity a growing `Vec` keeps.
+
+#![forbid(unsafe_code)]
+
+use stats_alloc::{StatsAlloc, INSTRUMENTED_SYSTEM};
+use std::alloc::System;
+use std::fmt::Write as _;
+use typed_ecs_benches::components::Data;
+use typed_ecs_benches::scenarios::hierarchy::{by_hand, Children, Parent};
+
+/// Counts every allocation.
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// The shapes measured: `(parents, children per parent)`.
+const SHAPES: [(usize, usize); 2] = [(1_000, 100), (1, 100_000)];
+
+fn main() {
+    print!("{}", section());
+}
+
+/// Bytes currently allocated, by the counting allocator.
+fn live_bytes() -> i128 {
+    let stats = GLOBAL.stats();
+    stats.bytes_allocated as i128 - stats.bytes_deallocated as i128
+}
+
+/// The bytes still allocated after `build`, keeping its result alive until
+/// measured.
+fn heap_of<T>(build: impl FnOnce() -> T) -> i128 {
+    let before = live_bytes();
+    let value = build();
+    let bytes = live_bytes() - before;
+    drop(value);
+    bytes
+}
+
+/// `Data` for every entity.
+fn data() -> Data {
+    Data(1.0)
+}
+
+/// Bytes per link of typed_ecs with `Parent`/`Children` kept by hand.
+fn by_hand_per_link(parents: usize, per_parent: usize) -> f64 {
+    let linked = heap_of(|| {
+        let mut world = by_hand::TreeWorld::new();
+        for _ in 0..parents {
+            let parent = world.spawn_with((data(),));
+            for _ in 0..per_parent {
+                by_hand::spawn_child(&mut world, parent, data());
+            }
+        }
+        world
+    });
+    let unlinked = heap_of(|| {
+        let mut world = by_hand::TreeWorld::new();
+        for _ in 0..parents * (per_parent + 1) {
+            world.spawn_with((data(),));
+        }
+        world
+    });
+    (linked - unlinked) as f64 / (parents * per_parent) as f64
+}
+
+/// Bytes per link of bevy's `ChildOf`/`Children`.
+fn bevy_per_link(parents: usize, per_parent: usize) -> f64 {
+    use bevy_ecs::world::World;
+    let linked = heap_of(|| {
+        let mut world = World::new();
+        for _ in 0..parents {
+            world.spawn(data()).with_children(|spawner| {
+                for _ in 0..per_parent {
+                    spawner.spawn(data());
+                }
+            });
+        }
+        world
+    });
+    let unlinked = heap_of(|| {
+        let mut world = World::new();
+        for _ in 0..parents * (per_parent + 1) {
+            world.spawn(data());
+        }
+        world
+    });
+    (linked - unlinked) as f64 / (parents * per_parent) as f64
+}
+
+/// Bytes per link of raw `Vec`s: a parent index (`u32`) and a child list
+/// (`Vec<u32>`) per entity, beside the `Data` column.
+fn raw_per_link(parents: usize, per_parent: usize) -> f64 {
+    let n = parents * (per_parent + 1);
+    let linked = heap_of(|| {
+        let mut data_column = Vec::new();
+        let mut parent_column: Vec<u32> = Vec::new();
+        let mut children: Vec<Vec<u32>> = Vec::new();
+        for _ in 0..parents {
+            let parent = data_column.len() as u32;
+            data_column.push(data());
+            parent_column.push(u32::MAX);
+            children.push(Vec::new());
+            for _ in 0..per_parent {
+                let child = data_column.len() as u32;
+                data_column.push(data());
+                parent_column.push(parent);
+                children.push(Vec::new());
+                children[parent as usize].push(child);
+            }
+        }
+        (data_column, parent_column, children)
+    });
+    let unlinked = heap_of(|| (0..n).map(|_| data()).collect::<Vec<_>>());
+    (linked - unlinked) as f64 / (parents * per_parent) as f64
+}
+
+/// The section.
+fn section() -> String {
+    let mut out = String::from("### Memory per link\n\n");
+    let _ = writeln!(
+        out,
+        "Measured with a counting global allocator (`stats_alloc`): the heap of a world with \
+         every entity spawned with a `Data` ({} bytes) and every child linked to its parent \
+         one at a time, minus the heap of the same entities and `Data` without links, per \
+         link. In the by-hand row a link is a `Parent<Entity>` ({} bytes) on the child and an \
+         entry ({} bytes) in the parent's `Children<Entity>` ({} bytes, a `Vec`, plus its spare \
+         capacity); bevy's is its `ChildOf` ({} bytes) and an entry in its `Children` ({} \
+         bytes); raw keeps a `u32` parent index and a `Vec<u32>` child list ({} bytes) for \
+         every entity. The world's own bookkeeping for the new components (sparse sets, \
+         archetypes, tables) is in the numbers.\n",
+        std::mem::size_of::<Data>(),
+        std::mem::size_of::<Parent<typed_ecs::Entity>>(),
+        std::mem::size_of::<typed_ecs::Entity>(),
+        std::mem::size_of::<Children<typed_ecs::Entity>>(),
+        std::mem::size_of::<bevy_ecs::hierarchy::ChildOf>(),
+        std::mem::size_of::<bevy_ecs::hierarchy::Children>(),
+        std::mem::size_of::<Vec<u32>>(),
+    );
+    out.push_str("| parents × children | typed_ecs_by_hand | bevy | raw |\n|---|---:|---:|---:|\n");
+    for (parents, per_parent) in SHAPES {
+        let _ = writeln!(
+            out,
+            "| {} × {} | {:.1} B | {:.1} B | {:.1} B |",
+            typed_ecs_benches::short_size(parents),
+            typed_ecs_benches::short_size(per_parent),
+            by_hand_per_link(parents, per_parent),
+            bevy_per_link(parents, per_parent),
+            raw_per_link(parents, per_parent),
+        );
+    }
+    out
+}
