@@ -559,6 +559,9 @@ impl fmt::Display for Rejected {
             RejectReason::OutOfIndices => {
                 f.write_str(" rejected: the world is out of entity indices")
             }
+            RejectReason::Denied => f.write_str(
+                " rejected: the entity is the target of a `deny` relation (unrelate its sources first)",
+            ),
         }
     }
 }

@@ -189,6 +189,7 @@ mod macros;
 mod plumbing;
 mod query;
 mod queue;
+mod relation;
 mod schedule;
 mod seal;
 #[cfg(feature = "serde")]
@@ -219,6 +220,7 @@ pub use crate::query::{
     Without, Writable,
 };
 pub use crate::query::{LazyRun, LazyViewMut};
+pub use crate::relation::{Denied, Links, RelateError, RelateErrorKind, Relates, Sources};
 pub use crate::schedule::{AddSystems, LaggingReader, MissedMessages, Schedule};
 #[cfg(feature = "std")]
 pub use crate::schedule::{ScheduleStats, StepSummary};
@@ -244,9 +246,9 @@ pub use crate::world::World;
 pub mod prelude {
     pub use crate::{
         join, named, AddSystems, Added, Bundle, Changed, Commands, Component, Contains, Entity,
-        EntityAllocator, Events, Has, Local, Maybe, Mut, OnAdd, OnChange, OnRemove, Or, Query,
-        QueryMut, ReadParam, Reader, Schedule, Seen, SparseMap, StorageOf, Tracked, Untracked,
-        With, Without, World, WriteParam, Writer,
+        EntityAllocator, Events, Has, Links, Local, Maybe, Mut, OnAdd, OnChange, OnRemove, Or,
+        Query, QueryMut, ReadParam, Reader, Schedule, Seen, Sources, SparseMap, StorageOf, Tracked,
+        Untracked, With, Without, World, WriteParam, Writer,
     };
     pub use crate::{plugin, world};
 }
@@ -278,6 +280,7 @@ pub mod __private {
     };
     pub use crate::query::terms::DistinctTerms;
     pub use crate::queue::{Despawns, Queue};
+    pub use crate::relation::{EachRelation, Policy, Related, Sides};
     pub use crate::seal::Token;
     pub use crate::sparse_map::track::TrackKind;
     pub use crate::structural::batch::extend;

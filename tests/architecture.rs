@@ -386,7 +386,7 @@ const LAYERS: &[&[&str]] = &[
     // The storage (with what it records of its changes).
     &["sparse_map"],
     // The one queue type: one component's queued changes, the despawns.
-    &["queue"],
+    &["queue", "relation"],
     // The plumbing `world!` implements.
     &["plumbing"],
     // Change detection's observers.

@@ -37,4 +37,7 @@ pub enum RejectReason {
     AlreadyPresent,
     /// The world ran out of entity indices.
     OutOfIndices,
+    /// A `deny` relation refused the despawn: the entity is the target of
+    /// a source the despawn would not take (see [`Denied`](crate::Denied)).
+    Denied,
 }

@@ -209,7 +209,7 @@ macro_rules! world {
         $($sections:tt)*
     ) => {
         $crate::__world_hooks_split! {
-            @todo [$($sections)*] @kept [] @hooks [] @name $name
+            @todo [$($sections)*] @kept [] @hooks [] @plugins [] @res [] @relres [] @rels [] @name $name
             @head [$(#[$($attr)*])* $vis struct $name < $($component),+ > ;]
         }
     };
@@ -219,7 +219,7 @@ macro_rules! world {
         $($sections:tt)*
     ) => {
         $crate::__world_hooks_split! {
-            @todo [$($sections)*] @kept [] @hooks [] @name $name
+            @todo [$($sections)*] @kept [] @hooks [] @plugins [] @res [] @relres [] @rels [] @name $name
             @head [$(#[$($attr)*])* $vis struct $name < $( $($seg)::+ ),+ > ;]
         }
     };
@@ -229,7 +229,7 @@ macro_rules! world {
         $($sections:tt)*
     ) => {
         $crate::__world_hooks_split! {
-            @todo [$($sections)*] @kept [] @hooks [] @name $name
+            @todo [$($sections)*] @kept [] @hooks [] @plugins [] @res [] @relres [] @rels [] @name $name
             @head [$(#[$($attr)*])* $vis struct $name { $( $(#[$field_meta])* $field : $ty ),+ }]
         }
     };
@@ -364,62 +364,167 @@ macro_rules! __world_sections {
 #[doc(hidden)] // Called by `world!` only.
 #[macro_export]
 macro_rules! __world_hooks_split {
-    (@todo [] @kept [$($kept:tt)*] @hooks [$($hooks:tt)*] @name $name:ident @head [$($head:tt)*]) => {
-        $crate::__world_sections! {
-            @head [$($head)*]
-            @resources [] @tracked [] @groups [] @plugins [] @events [] @todo [$($kept)*]
-        }
-        $crate::__world_hooks! { @name $name @plugins [] $($hooks)* }
-    };
-    (@todo [] @kept [$($kept:tt)*] @hooks [$($hooks:tt)*] @name $name:ident @head [$($head:tt)*]
-        @plugins [$($plugin:tt)*]) => {
+    // Every section read: the rest goes to `__world_sections!` (with the
+    // relations' two fields each joining the resources), the hooks to
+    // `__world_hooks!`, the relations to `__world_relations!`.
+    (@todo [] @kept [$($kept:tt)*] @hooks [$($hooks:tt)*] @plugins [$($plugin:tt)*] @res [] @relres []
+        @rels $rels:tt @name $name:ident @head [$($head:tt)*]) => {
         $crate::__world_sections! {
             @head [$($head)*]
             @resources [] @tracked [] @groups [] @plugins [] @events [] @todo [$($kept)*]
         }
         $crate::__world_hooks! { @name $name @plugins [$($plugin)*] $($hooks)* }
+        $crate::__world_relations! { @name $name @lines $rels }
     };
-    // The plugins' paths are noted (their hooks join the world's), and the
-    // section is kept for `__world_sections!`.
-    (@todo [plugins ( $( $($seg:ident)::+ ),+ $(,)? ) ; $($rest:tt)*] @kept [$($kept:tt)*] @hooks $hooks:tt
-        @name $name:ident @head $head:tt $(@plugins $seen:tt)?) => {
-        $crate::__world_hooks_split! {
-            @todo [$($rest)*] @kept [$($kept)* plugins ( $( $($seg)::+ ),+ ) ;] @hooks $hooks
-            @name $name @head $head @plugins [$( [$($seg)+] )+]
+    (@todo [] @kept [$($kept:tt)*] @hooks [$($hooks:tt)*] @plugins [$($plugin:tt)*] @res [$($res:tt)*]
+        @relres [$($relres:tt)*] @rels $rels:tt @name $name:ident @head [$($head:tt)*]) => {
+        $crate::__world_sections! {
+            @head [$($head)*]
+            @resources [] @tracked [] @groups [] @plugins [] @events []
+            @todo [$($kept)* resources { $($relres)* $($res)* }]
         }
+        $crate::__world_hooks! { @name $name @plugins [$($plugin)*] $($hooks)* }
+        $crate::__world_relations! { @name $name @lines $rels }
     };
-    (@todo [hooks $($rest:tt)*] @kept $kept:tt @hooks [$($seen:tt)+] @name $name:ident @head $head:tt
-        $(@plugins $plg:tt)?) => {
+    (@todo [hooks $($rest:tt)*] @kept $kept:tt @hooks [$($seen:tt)+] $($state:tt)*) => {
         $crate::__private::core::compile_error! {
             "`world!`: `hooks { … }` is given twice; list every hook in one block"
         }
     };
-    (@todo [hooks { $($lines:tt)* } $($rest:tt)*] @kept $kept:tt @hooks [] @name $name:ident @head $head:tt
-        $(@plugins $plg:tt)?) => {
+    (@todo [hooks { $($lines:tt)* } $($rest:tt)*] @kept $kept:tt @hooks [] $($state:tt)*) => {
         $crate::__world_hooks_split! {
-            @todo [$($rest)*] @kept $kept @hooks [@depth [] @lines [$($lines)*]] @name $name @head $head
-            $(@plugins $plg)?
+            @todo [$($rest)*] @kept $kept @hooks [@depth [] @lines [$($lines)*]] $($state)*
         }
     };
-    (@todo [hooks (depth $depth:literal) { $($lines:tt)* } $($rest:tt)*] @kept $kept:tt @hooks []
-        @name $name:ident @head $head:tt $(@plugins $plg:tt)?) => {
+    (@todo [hooks (depth $depth:literal) { $($lines:tt)* } $($rest:tt)*] @kept $kept:tt @hooks [] $($state:tt)*) => {
         $crate::__world_hooks_split! {
-            @todo [$($rest)*] @kept $kept @hooks [@depth [$depth] @lines [$($lines)*]] @name $name @head $head
-            $(@plugins $plg)?
+            @todo [$($rest)*] @kept $kept @hooks [@depth [$depth] @lines [$($lines)*]] $($state)*
         }
     };
-    (@todo [hooks $($rest:tt)*] @kept $kept:tt @hooks [] @name $name:ident @head $head:tt
-        $(@plugins $plg:tt)?) => {
+    (@todo [hooks $($rest:tt)*] @kept $kept:tt @hooks [] $($state:tt)*) => {
         $crate::__private::core::compile_error! {
             "`world!`: write hooks as `hooks { on_add(Component) => hook, other_hook; on_remove(Component) => hook; }`, \
              optionally with the depth of the commands they queue, `hooks (depth 4) { … }`"
         }
     };
-    (@todo [$next:tt $($rest:tt)*] @kept [$($kept:tt)*] @hooks $hooks:tt @name $name:ident @head $head:tt
-        $(@plugins $plg:tt)?) => {
+    // The plugins' paths are noted (their hooks join the world's), and the
+    // section is kept for `__world_sections!`.
+    (@todo [plugins ( $( $($seg:ident)::+ ),+ $(,)? ) ; $($rest:tt)*] @kept [$($kept:tt)*] @hooks $hooks:tt
+        @plugins [] $($state:tt)*) => {
         $crate::__world_hooks_split! {
-            @todo [$($rest)*] @kept [$($kept)* $next] @hooks $hooks @name $name @head $head
-            $(@plugins $plg)?
+            @todo [$($rest)*] @kept [$($kept)* plugins ( $( $($seg)::+ ),+ ) ;] @hooks $hooks
+            @plugins [$( [$($seg)+] )+] $($state)*
+        }
+    };
+    // The world's own resources, held to be joined by the relations'
+    // fields (a second block goes on, for `__world_sections!` to refuse).
+    (@todo [resources { $($res:tt)* } $($rest:tt)*] @kept $kept:tt @hooks $hooks:tt @plugins $plugins:tt
+        @res [] $($state:tt)*) => {
+        $crate::__world_hooks_split! {
+            @todo [$($rest)*] @kept $kept @hooks $hooks @plugins $plugins @res [$($res)*] $($state)*
+        }
+    };
+    (@todo [relations $($rest:tt)*] @kept $kept:tt @hooks $hooks:tt @plugins $plugins:tt @res $res:tt
+        @relres [$($seen:tt)+] $($state:tt)*) => {
+        $crate::__private::core::compile_error! {
+            "`world!`: `relations { … }` is given twice; list every relation in one block"
+        }
+    };
+    // Each relation: its two sides become fields (resources), and its line
+    // goes to `__world_relations!`.
+    (@todo [relations { $( $rel:ident : $($rty:ident)::+ -> $rev:ident $([ $($policy:ident),* $(,)? ])? ; )* } $($rest:tt)*]
+        @kept $kept:tt @hooks $hooks:tt @plugins $plugins:tt @res $res:tt @relres [] @rels []
+        @name $name:ident @head $head:tt) => {
+        $crate::__world_hooks_split! {
+            @todo [$($rest)*] @kept $kept @hooks $hooks @plugins $plugins @res $res
+            @relres [$(
+                #[doc = $crate::__private::core::concat!(
+                    "The relation `", $crate::__private::core::stringify!($($rty)::+),
+                    "`: each source's target (read it; `relate` and `unrelate` change it)."
+                )]
+                $rel : $crate::Links<$($rty)::+>,
+                #[doc = $crate::__private::core::concat!(
+                    "The sources of each target in the relation `", $crate::__private::core::stringify!($($rty)::+), "`."
+                )]
+                $rev : $crate::Sources<$($rty)::+>,
+            )*]
+            @rels [$( ($rel ($($rty)::+) $rev [$($($policy)*)?]) )*]
+            @name $name @head $head
+        }
+    };
+    (@todo [relations $($rest:tt)*] $($state:tt)*) => {
+        $crate::__private::core::compile_error! {
+            "`world!`: write relations as `relations { child_of: ChildOf -> children [despawn, tree]; }`: \
+             the forward field's name, the relation's type, `->`, the reverse field's name, and, in brackets, \
+             what a target's despawn does to its sources (`remove`, the default; `despawn`; `deny`) and \
+             `tree` (no cycles)"
+        }
+    };
+    (@todo [$next:tt $($rest:tt)*] @kept [$($kept:tt)*] $($state:tt)*) => {
+        $crate::__world_hooks_split! { @todo [$($rest)*] @kept [$($kept)* $next] $($state)* }
+    };
+}
+
+/// A world's relations (`Related`), and one `Relates` impl per relation:
+/// where its two fields are, its despawn policy and whether it is a tree.
+/// Not public API.
+#[doc(hidden)] // Called by `__world_hooks_split!` only.
+#[macro_export]
+macro_rules! __world_relations {
+    (@name $name:ident @lines [$( ($rel:ident ($rty:ty) $rev:ident [$($policy:ident)*]) )*]) => {
+        impl $crate::__private::Related for $name {
+            const RELATED: bool = false $(|| { let _ = $crate::__private::core::stringify!($rel); true })*;
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn each_relation<__V: $crate::__private::EachRelation<Self>>(&mut self, visitor: &mut __V) {
+                $(visitor.visit::<$rty>(self);)*
+            }
+        }
+        $(
+            $crate::__world_relations! {
+                @policy $name $rel ($rty) $rev [$($policy)*] @found [Remove] [false]
+            }
+        )*
+    };
+    (@policy $name:ident $rel:ident ($rty:ty) $rev:ident [] @found [$policy:ident] [$tree:literal]) => {
+        impl $crate::Relates<$rty> for $name {
+            const POLICY: $crate::__private::Policy = $crate::__private::Policy::$policy;
+            const TREE: bool = $tree;
+            const NAME: &'static str = $crate::__private::core::stringify!($rel);
+
+            #[inline]
+            fn sides(&mut self) -> $crate::__private::Sides<'_, $rty> {
+                $crate::__private::Sides {
+                    entities: &self.entities,
+                    links: &mut self.$rel,
+                    sources: &mut self.$rev,
+                }
+            }
+        }
+    };
+    (@policy $name:ident $rel:ident $rty:tt $rev:ident [remove $($more:ident)*] @found [$p:ident] $tree:tt) => {
+        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found [Remove] $tree }
+    };
+    (@policy $name:ident $rel:ident $rty:tt $rev:ident [despawn $($more:ident)*] @found [$p:ident] $tree:tt) => {
+        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found [Despawn] $tree }
+    };
+    (@policy $name:ident $rel:ident $rty:tt $rev:ident [deny $($more:ident)*] @found [$p:ident] $tree:tt) => {
+        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found [Deny] $tree }
+    };
+    (@policy $name:ident $rel:ident $rty:tt $rev:ident [tree $($more:ident)*] @found $p:tt [$tree:literal]) => {
+        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found $p [true] }
+    };
+    (@policy $name:ident $rel:ident $rty:tt $rev:ident [many $($more:ident)*] @found $p:tt $tree:tt) => {
+        $crate::__private::core::compile_error! {
+            "`world!`: `many` (many-to-many) relations are not built yet: a relation here gives each source one target"
+        }
+    };
+    (@policy $name:ident $rel:ident $rty:tt $rev:ident [$other:ident $($more:ident)*] @found $p:tt $tree:tt) => {
+        $crate::__private::core::compile_error! {
+            $crate::__private::core::concat!(
+                "`world!`: `", $crate::__private::core::stringify!($other), "` is not a relation policy: write `remove` (the default), `despawn` or `deny`, and `tree` for no cycles"
+            )
         }
     };
 }

@@ -5,9 +5,10 @@
 
 use alloc::vec::Vec;
 
-use super::react;
+use super::{react, related};
 use crate::in_step;
 use crate::plumbing::{Column, ColumnAccess, EachStorage, Storages};
+use crate::relation::Denied;
 use crate::seal::TOKEN;
 use crate::Entity;
 
@@ -17,15 +18,31 @@ use crate::Entity;
 /// what the allocator will be once the entity is freed); one that is not
 /// stays behind, to be brought in step when the world next uses it.
 /// `false`, changing nothing, if `entity` is not alive.
+///
+/// In a world with relations, the entities the relations' `despawn`
+/// policies take go too (each source before its target), every link of
+/// each is undone first, and a `deny` relation refuses the whole despawn,
+/// changing nothing (see [`related`](super::related)).
 #[inline]
-pub(crate) fn despawn<W: Storages>(world: &mut W, entity: Entity) -> bool {
+pub(crate) fn despawn<W: Storages>(world: &mut W, entity: Entity) -> Result<bool, Denied> {
     if !world.allocator(TOKEN).is_alive(entity) {
-        return false;
+        return Ok(false);
+    }
+    if W::RELATED {
+        let taken = related::cascade(world, entity)?;
+        react::batched(world, |world| {
+            for one in taken {
+                related::unlink_all(world, one);
+                react::leaving_all(world, one);
+                world.each(&mut Despawn::<true>(one), TOKEN);
+            }
+        });
+        return Ok(true);
     }
     react::leaving_all(world, entity);
     world.each(&mut Despawn::<true>(entity), TOKEN);
     react::settle(world);
-    true
+    Ok(true)
 }
 
 /// `despawn_batch`: [`despawn`] for each alive entity of `entities`, in
@@ -43,12 +60,27 @@ pub(crate) fn despawn_batch<W: Storages>(
             despawned: 0,
         };
         entities.into_iter().for_each(|entity| {
-            if batch.world.allocator(TOKEN).is_alive(entity) {
-                // Counted first: if a `Drop` panics, the guard still sees it.
-                batch.despawned += 1;
-                react::leaving_all(batch.world, entity);
-                batch.world.each(&mut Despawn::<false>(entity), TOKEN);
+            if !batch.world.allocator(TOKEN).is_alive(entity) {
+                return;
             }
+            if W::RELATED {
+                // Each with what its relations take; one a `deny` relation
+                // refuses stays.
+                let Ok(taken) = related::cascade(batch.world, entity) else {
+                    return;
+                };
+                for one in taken {
+                    batch.despawned += 1;
+                    related::unlink_all(batch.world, one);
+                    react::leaving_all(batch.world, one);
+                    batch.world.each(&mut Despawn::<false>(one), TOKEN);
+                }
+                return;
+            }
+            // Counted first: if a `Drop` panics, the guard still sees it.
+            batch.despawned += 1;
+            react::leaving_all(batch.world, entity);
+            batch.world.each(&mut Despawn::<false>(entity), TOKEN);
         });
         batch.despawned
     })
@@ -181,6 +213,9 @@ impl<W: Storages> EachStorage<W> for Clear {
         W::despawns(&mut world.queued(TOKEN).queues, TOKEN).clear();
         in_step::keep_queued_emptied(world);
         world.allocator_mut(TOKEN).clear();
+        if W::RELATED {
+            related::clear(world);
+        }
     }
 
     fn finish<C: Column<W>>(&mut self, world: &mut W, (taken, owners, queued): Self::Out<C>) {

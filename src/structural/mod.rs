@@ -28,6 +28,7 @@ pub(crate) mod batch;
 mod bundle;
 pub(crate) mod despawn;
 pub(crate) mod react;
+pub(crate) mod related;
 
 /// Runs a batch of changes with the world's hooks held back, then runs
 /// them once (see [`react::batched`]): a sync point's, a command buffer's.

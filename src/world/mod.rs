@@ -28,6 +28,7 @@ use crate::plumbing::BundleParts;
 use crate::plumbing::TrackedColumn;
 use crate::query::fetch::Access;
 use crate::query::{Join, Query, QueryItem, QueryIter, QueryParts};
+use crate::relation::{Denied, RelateError, RelateErrorKind, Relates};
 use crate::seal::TOKEN;
 use crate::structural::{self, batch, despawn, OnPresent};
 use crate::{Contains, Entity, SparseMap};
@@ -330,9 +331,125 @@ pub trait World: Storages {
     /// assert!(!world.despawn(e));
     /// assert_eq!(world.size::<Pos>(), 0);
     /// ```
+    ///
+    /// In a world with relations (`relations { … }` in `world!`), the
+    /// entities its relations' `despawn` policies take go too, and every
+    /// link of each is undone.
+    ///
+    /// # Panics
+    ///
+    /// When a `deny` relation refuses the despawn (`entity`, or one it
+    /// would take, is the target of a `deny` relation from a source it
+    /// would not take), changing nothing; [`try_despawn`](World::try_despawn)
+    /// returns the refusal instead.
+    #[track_caller]
     #[inline]
     fn despawn(&mut self, entity: Entity) -> bool {
+        match despawn::despawn(self, entity) {
+            Ok(despawned) => despawned,
+            Err(denied) => panic!("{}: cannot despawn {entity:?}: {denied}", Self::WORLD),
+        }
+    }
+
+    /// [`despawn`](World::despawn), or the refusal of a `deny` relation
+    /// (changing nothing) where `despawn` panics.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # world! { struct Game<Pos>; }
+    /// # struct Pos(i32);
+    /// let mut world = Game::new();
+    /// let e = world.spawn();
+    /// assert_eq!(world.try_despawn(e), Ok(true));
+    /// assert_eq!(world.try_despawn(e), Ok(false));
+    /// ```
+    #[inline]
+    fn try_despawn(&mut self, entity: Entity) -> Result<bool, Denied> {
         despawn::despawn(self, entity)
+    }
+
+    /// Relates `source` to `target` by the relation `R` (declared in
+    /// `world!`: `relations { child_of: ChildOf -> children; }`), with
+    /// `payload` on the link: `source`'s target in `R` becomes `target`
+    /// (a previous link of `source` goes, its payload returned), and
+    /// `source` joins `target`'s sources. O(1), and O(depth) more in a
+    /// `tree` relation (the cycle check).
+    ///
+    /// # Errors
+    ///
+    /// [`RelateError`] (with the payload back): a source or a target not
+    /// alive, one entity as both, or, in a `tree` relation, a link that
+    /// would close a cycle. Nothing changes.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct ChildOf;
+    /// struct Tag;
+    /// world! { struct Scene<Tag>; relations { child_of: ChildOf -> children [tree]; } }
+    ///
+    /// let mut scene = Scene::new();
+    /// let (root, arm, hand) = (scene.spawn(), scene.spawn(), scene.spawn());
+    /// scene.relate(arm, ChildOf, root).unwrap();
+    /// scene.relate(hand, ChildOf, arm).unwrap();
+    /// assert!(scene.relate(root, ChildOf, hand).is_err()); // a cycle
+    /// assert_eq!(scene.children.of(arm), [hand]);
+    /// ```
+    fn relate<R>(
+        &mut self,
+        source: Entity,
+        payload: R,
+        target: Entity,
+    ) -> Result<Option<R>, RelateError<R>>
+    where
+        Self: Relates<R>,
+    {
+        let tree = <Self as Relates<R>>::TREE;
+        let mut sides = self.sides();
+        let error = if !sides.entities.is_alive(source) {
+            Some(RelateErrorKind::DeadSource)
+        } else if !sides.entities.is_alive(target) {
+            Some(RelateErrorKind::DeadTarget)
+        } else if source == target {
+            Some(RelateErrorKind::SelfRelation)
+        } else {
+            None
+        };
+        if let Some(kind) = error {
+            return Err(RelateError::new(kind, payload));
+        }
+        sides.in_step();
+        if tree && sides.would_cycle(source, target) {
+            return Err(RelateError::new(RelateErrorKind::Cycle, payload));
+        }
+        Ok(sides.link(source, payload, target))
+    }
+
+    /// Undoes `source`'s link in the relation `R`, if any: O(1). Returns
+    /// its payload.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// struct ChildOf;
+    /// struct Tag;
+    /// world! { struct Scene<Tag>; relations { child_of: ChildOf -> children; } }
+    ///
+    /// let mut scene = Scene::new();
+    /// let (ship, gun) = (scene.spawn(), scene.spawn());
+    /// scene.relate(gun, ChildOf, ship).unwrap();
+    /// assert_eq!(scene.unrelate::<ChildOf>(gun), Some(ChildOf));
+    /// assert!(scene.children.of(ship).is_empty());
+    /// assert_eq!(scene.unrelate::<ChildOf>(gun), None);
+    /// ```
+    fn unrelate<R>(&mut self, source: Entity) -> Option<R>
+    where
+        Self: Relates<R>,
+    {
+        let mut sides = self.sides();
+        sides.in_step();
+        sides.unlink(source)
     }
 
     /// Despawns every entity of `entities` that is alive, in order, as

@@ -1,0 +1,655 @@
+//! Relations between entities, declared in `world!` (`relations { child_of:
+//! ChildOf -> children [despawn, tree]; }`): a forward side, [`Links`]
+//! (each source's target and the link's payload), and a reverse index,
+//! [`Sources`] (each target's sources), two fields of the world that only
+//! the world changes.
+//!
+//! # Layout
+//!
+//! Both sides are indexed by entity index, each entry keeping the handle it
+//! belongs to (a stale handle finds nothing). A link knows its place in its
+//! target's list, so linking is a push and unlinking a `swap_remove` that
+//! tells the moved sibling its new place: O(1) both. Sibling order is
+//! therefore not kept.
+//!
+//! # Both sides in step
+//!
+//! The two fields are public to read, and nothing outside this crate can
+//! change either. They share a *pair* number (given at the first link) and
+//! a count of changes; every change made through the world moves both. A
+//! field swapped, taken or cloned from elsewhere no longer matches its
+//! other side: the world's next relation operation (or despawn) sees it and
+//! rebuilds the reverse index from the forward side, dropping the links
+//! whose source or target is not alive in this world.
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::{Entity, EntityAllocator};
+
+/// What happens to an entity's sources when it is despawned (the `[…]` of
+/// a relation's line in `world!`). Not public API.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// `remove` (the default): the links go, the sources stay.
+    Remove,
+    /// `despawn`: the sources are despawned too, and theirs, and so on.
+    Despawn,
+    /// `deny`: the despawn is refused while the entity has sources.
+    Deny,
+}
+
+/// One link: its target, its place in the target's list, its payload.
+#[derive(Clone)]
+struct Link<R> {
+    source: Entity,
+    target: Entity,
+    slot: u32,
+    payload: R,
+}
+
+/// The forward side of a relation `R`: each source's target, and the
+/// link's payload (the value of `R` given to `relate`). A field of the
+/// world, read here, changed only by the world (`relate`, `unrelate`,
+/// despawn).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// #[derive(Debug, PartialEq)]
+/// struct ChildOf;
+/// struct Name(&'static str);
+/// world! {
+///     struct Scene<Name>;
+///     relations { child_of: ChildOf -> children [despawn, tree]; }
+/// }
+///
+/// let mut scene = Scene::new();
+/// let ship = scene.spawn_with((Name("ship"),));
+/// let gun = scene.spawn_with((Name("gun"),));
+/// scene.relate(gun, ChildOf, ship).unwrap();
+/// assert_eq!(scene.child_of.target(gun), Some(ship));
+/// assert_eq!(scene.children.of(ship), [gun]);
+/// scene.despawn(ship); // `despawn`: the gun goes too
+/// assert!(!scene.is_alive(gun));
+/// ```
+pub struct Links<R> {
+    /// By source index.
+    links: Vec<Option<Link<R>>>,
+    len: usize,
+    pair: u64,
+    changes: u64,
+}
+
+/// The reverse side of a relation `R`: each target's sources. A field of
+/// the world, read here, changed only by the world.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Likes(u8);
+/// struct Tag;
+/// world! {
+///     struct Town<Tag>;
+///     relations { likes: Likes -> liked_by; }
+/// }
+///
+/// let mut town = Town::new();
+/// let (a, b, c) = (town.spawn(), town.spawn(), town.spawn());
+/// town.relate(a, Likes(3), c).unwrap();
+/// town.relate(b, Likes(9), c).unwrap();
+/// let mut fans = town.liked_by.of(c).to_vec();
+/// fans.sort();
+/// assert_eq!(fans, [a, b]);
+/// assert_eq!(town.likes.get(b).map(|l| l.0), Some(9));
+/// ```
+pub struct Sources<R> {
+    /// By target index: the target's handle and its sources.
+    lists: Vec<Option<(Entity, Vec<Entity>)>>,
+    pair: u64,
+    changes: u64,
+    relation: core::marker::PhantomData<fn() -> R>,
+}
+
+impl<R> Default for Links<R> {
+    fn default() -> Self {
+        Links {
+            links: Vec::new(),
+            len: 0,
+            pair: 0,
+            changes: 0,
+        }
+    }
+}
+
+impl<R> Default for Sources<R> {
+    fn default() -> Self {
+        Sources {
+            lists: Vec::new(),
+            pair: 0,
+            changes: 0,
+            relation: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<R: Clone> Clone for Links<R> {
+    /// A copy of the links, as another world's (a new pair): the world it
+    /// is put in rebuilds its reverse index from it.
+    fn clone(&self) -> Self {
+        Links {
+            links: self.links.clone(),
+            len: self.len,
+            pair: u64::MAX,
+            changes: self.changes,
+        }
+    }
+}
+
+impl<R> Clone for Sources<R> {
+    /// An empty index (the world rebuilds it from its links).
+    fn clone(&self) -> Self {
+        Sources::default()
+    }
+}
+
+impl<R> fmt::Debug for Links<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.iter().map(|(s, t, _)| (s, t)))
+            .finish()
+    }
+}
+
+impl<R> fmt::Debug for Sources<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.lists.iter().flatten().map(|(t, list)| (t, list)))
+            .finish()
+    }
+}
+
+impl<R> Links<R> {
+    /// The link of `source`, if any.
+    #[inline]
+    fn link(&self, source: Entity) -> Option<&Link<R>> {
+        self.links
+            .get(source.index() as usize)?
+            .as_ref()
+            .filter(|link| link.source == source)
+    }
+
+    /// `source`'s target, if it is related.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct ChildOf;
+    /// # struct Tag;
+    /// # world! { struct Scene<Tag>; relations { child_of: ChildOf -> children; } }
+    /// let mut scene = Scene::new();
+    /// let (ship, gun) = (scene.spawn(), scene.spawn());
+    /// scene.relate(gun, ChildOf, ship).unwrap();
+    /// assert_eq!(scene.child_of.target(gun), Some(ship));
+    /// assert_eq!(scene.child_of.target(ship), None);
+    /// ```
+    #[inline]
+    pub fn target(&self, source: Entity) -> Option<Entity> {
+        self.link(source).map(|link| link.target)
+    }
+
+    /// The payload of `source`'s link, if it is related.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Likes(u8);
+    /// # struct Tag;
+    /// # world! { struct Town<Tag>; relations { likes: Likes -> liked_by; } }
+    /// let mut town = Town::new();
+    /// let (a, b) = (town.spawn(), town.spawn());
+    /// town.relate(a, Likes(7), b).unwrap();
+    /// assert_eq!(town.likes.get(a).map(|l| l.0), Some(7));
+    /// ```
+    #[inline]
+    pub fn get(&self, source: Entity) -> Option<&R> {
+        self.link(source).map(|link| &link.payload)
+    }
+
+    /// `true` if `source` is related.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct ChildOf;
+    /// # struct Tag;
+    /// # world! { struct Scene<Tag>; relations { child_of: ChildOf -> children; } }
+    /// let mut scene = Scene::new();
+    /// let (ship, gun) = (scene.spawn(), scene.spawn());
+    /// scene.relate(gun, ChildOf, ship).unwrap();
+    /// assert!(scene.child_of.contains(gun));
+    /// ```
+    #[inline]
+    pub fn contains(&self, source: Entity) -> bool {
+        self.link(source).is_some()
+    }
+
+    /// How many sources are related.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct ChildOf;
+    /// # struct Tag;
+    /// # world! { struct Scene<Tag>; relations { child_of: ChildOf -> children; } }
+    /// let scene = Scene::new();
+    /// assert_eq!(scene.child_of.len(), 0);
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `true` if nothing is related.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct ChildOf;
+    /// # struct Tag;
+    /// # world! { struct Scene<Tag>; relations { child_of: ChildOf -> children; } }
+    /// assert!(Scene::new().child_of.is_empty());
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Every link: `(source, target, payload)`, in source index order.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct ChildOf;
+    /// # struct Tag;
+    /// # world! { struct Scene<Tag>; relations { child_of: ChildOf -> children; } }
+    /// let mut scene = Scene::new();
+    /// let (ship, gun) = (scene.spawn(), scene.spawn());
+    /// scene.relate(gun, ChildOf, ship).unwrap();
+    /// let links: Vec<(Entity, Entity)> = scene.child_of.iter().map(|(s, t, _)| (s, t)).collect();
+    /// assert_eq!(links, [(gun, ship)]);
+    /// ```
+    pub fn iter(&self) -> impl Iterator<Item = (Entity, Entity, &R)> + '_ {
+        self.links
+            .iter()
+            .flatten()
+            .map(|link| (link.source, link.target, &link.payload))
+    }
+}
+
+impl<R> Sources<R> {
+    /// `target`'s sources, in no particular order (an unlink moves the last
+    /// source into the place it frees).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct ChildOf;
+    /// # struct Tag;
+    /// # world! { struct Scene<Tag>; relations { child_of: ChildOf -> children; } }
+    /// let mut scene = Scene::new();
+    /// let (ship, gun) = (scene.spawn(), scene.spawn());
+    /// scene.relate(gun, ChildOf, ship).unwrap();
+    /// assert_eq!(scene.children.of(ship), [gun]);
+    /// assert!(scene.children.of(gun).is_empty());
+    /// ```
+    #[inline]
+    pub fn of(&self, target: Entity) -> &[Entity] {
+        match self.lists.get(target.index() as usize) {
+            Some(Some((owner, list))) if *owner == target => list,
+            _ => &[],
+        }
+    }
+
+    /// The list of `target`, made if needed.
+    fn list_mut(&mut self, target: Entity) -> &mut Vec<Entity> {
+        let index = target.index() as usize;
+        if self.lists.len() <= index {
+            self.lists.resize_with(index + 1, || None);
+        }
+        let slot = &mut self.lists[index];
+        match slot {
+            Some((owner, _)) if *owner == target => {}
+            _ => *slot = Some((target, Vec::new())),
+        }
+        &mut slot.as_mut().expect("just made").1
+    }
+}
+
+/// The two sides of one relation, borrowed together from a world (what
+/// `world!` implements [`Relates`] with). Not public API.
+#[doc(hidden)]
+#[allow(missing_debug_implementations)]
+pub struct Sides<'a, R> {
+    /// Which entities are alive.
+    pub entities: &'a EntityAllocator,
+    /// The forward side.
+    pub links: &'a mut Links<R>,
+    /// The reverse side.
+    pub sources: &'a mut Sources<R>,
+}
+
+impl<R> Sides<'_, R> {
+    /// Brings the two sides in step, if they are not (a field swapped,
+    /// taken or cloned): the reverse index is rebuilt from the links, and
+    /// the links of entities not alive here dropped.
+    #[inline]
+    pub(crate) fn in_step(&mut self) {
+        if self.links.pair != self.sources.pair || self.links.changes != self.sources.changes {
+            self.rebuild();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn rebuild(&mut self) {
+        let entities = self.entities;
+        for slot in &mut self.links.links {
+            if slot.as_ref().is_some_and(|l| {
+                !entities.is_alive(l.source) || !entities.is_alive(l.target) || l.source == l.target
+            }) {
+                *slot = None;
+            }
+        }
+        self.links.len = self.links.links.iter().flatten().count();
+        if self.links.pair == 0
+            || self.links.pair == u64::MAX
+            || self.links.pair == self.sources.pair
+        {
+            self.links.pair = crate::unique::next();
+        }
+        let mut sources = Sources::default();
+        for link in self.links.links.iter_mut().flatten() {
+            let list = sources.list_mut(link.target);
+            link.slot = list.len() as u32;
+            list.push(link.source);
+        }
+        sources.pair = self.links.pair;
+        sources.changes = self.links.changes;
+        *self.sources = sources;
+    }
+
+    /// Both sides changed: their counts move together.
+    #[inline]
+    fn changed(&mut self) {
+        if self.links.pair == 0 {
+            self.links.pair = crate::unique::next();
+            self.sources.pair = self.links.pair;
+        }
+        self.links.changes += 1;
+        self.sources.changes = self.links.changes;
+    }
+
+    /// Links `source` to `target` with `payload`; the previous link of
+    /// `source`, if any, goes (its payload returned). The caller checked
+    /// both alive, distinct, and the tree rule.
+    pub(crate) fn link(&mut self, source: Entity, payload: R, target: Entity) -> Option<R> {
+        let old = self.unlink(source);
+        let list = self.sources.list_mut(target);
+        let slot = list.len() as u32;
+        list.push(source);
+        let index = source.index() as usize;
+        if self.links.links.len() <= index {
+            self.links.links.resize_with(index + 1, || None);
+        }
+        self.links.links[index] = Some(Link {
+            source,
+            target,
+            slot,
+            payload,
+        });
+        self.links.len += 1;
+        self.changed();
+        old
+    }
+
+    /// Unlinks `source` from its target: O(1). Its payload, if it was
+    /// related.
+    pub(crate) fn unlink(&mut self, source: Entity) -> Option<R> {
+        self.links.link(source)?;
+        let link = self.links.links[source.index() as usize]
+            .take()
+            .expect("just found");
+        self.links.len -= 1;
+        let list = self.sources.list_mut(link.target);
+        let slot = link.slot as usize;
+        list.swap_remove(slot);
+        if let Some(&moved) = list.get(slot) {
+            if let Some(Some(moved_link)) = self.links.links.get_mut(moved.index() as usize) {
+                moved_link.slot = slot as u32;
+            }
+        }
+        if list.is_empty() {
+            self.sources.lists[link.target.index() as usize] = None;
+        }
+        self.changed();
+        Some(link.payload)
+    }
+
+    /// `true` if linking `source` to `target` closes a cycle: `source` is
+    /// `target` or one of its targets, up the chain. O(depth).
+    pub(crate) fn would_cycle(&self, source: Entity, target: Entity) -> bool {
+        let mut at = Some(target);
+        let mut steps = 0usize;
+        while let Some(entity) = at {
+            if entity == source {
+                return true;
+            }
+            steps += 1;
+            if steps > self.links.len + 1 {
+                // A cycle already there (the links of a tree have none).
+                return true;
+            }
+            at = self.links.target(entity);
+        }
+        false
+    }
+
+    /// The sources of `target`.
+    #[inline]
+    pub(crate) fn sources_of(&self, target: Entity) -> &[Entity] {
+        self.sources.of(target)
+    }
+
+    /// Every link goes (the world was emptied).
+    pub(crate) fn clear(&mut self) {
+        self.links.links.clear();
+        self.links.len = 0;
+        self.sources.lists.clear();
+        self.changed();
+    }
+}
+
+/// What `world!` implements for a world and each relation `R` it declares:
+/// where the two sides are, and the relation's policy.
+#[diagnostic::on_unimplemented(
+    message = "`{R}` is not a relation of `{Self}`",
+    label = "`{Self}` declares no relation `{R}`",
+    note = "declare it in the `world!` of `{Self}`: `relations {{ name: {R} -> reverse_name; }}` (policies in brackets: `[despawn]`, `[deny]`, `[tree]`)"
+)]
+pub trait Relates<R> {
+    /// What happens to a target's sources when it is despawned.
+    #[doc(hidden)]
+    const POLICY: Policy;
+    /// `true` if the relation may form no cycle (`tree`).
+    #[doc(hidden)]
+    const TREE: bool;
+    /// The relation's name, as declared.
+    #[doc(hidden)]
+    const NAME: &'static str;
+    /// The two sides, and the allocator.
+    #[doc(hidden)]
+    fn sides(&mut self) -> Sides<'_, R>;
+}
+
+/// Why `relate` refused; the payload is handed back.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::RelateErrorKind;
+///
+/// #[derive(Debug)]
+/// struct ChildOf;
+/// struct Tag;
+/// world! { struct Scene<Tag>; relations { child_of: ChildOf -> children [tree]; } }
+///
+/// let mut scene = Scene::new();
+/// let (a, b) = (scene.spawn(), scene.spawn());
+/// scene.relate(b, ChildOf, a).unwrap();
+/// let error = scene.relate(a, ChildOf, b).unwrap_err();
+/// assert_eq!(error.kind(), RelateErrorKind::Cycle);
+/// let _payload: ChildOf = error.into_payload();
+/// ```
+pub struct RelateError<R> {
+    kind: RelateErrorKind,
+    payload: R,
+}
+
+/// What went wrong in a `relate` (see [`RelateError`]).
+///
+/// ```
+/// use typed_ecs::RelateErrorKind;
+/// assert_ne!(RelateErrorKind::Cycle, RelateErrorKind::SelfRelation);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RelateErrorKind {
+    /// The source is not alive.
+    DeadSource,
+    /// The target is not alive.
+    DeadTarget,
+    /// The source and the target are one entity.
+    SelfRelation,
+    /// A `tree` relation would close a cycle: the source is the target or
+    /// one of its targets, up the chain.
+    Cycle,
+}
+
+impl<R> RelateError<R> {
+    pub(crate) fn new(kind: RelateErrorKind, payload: R) -> Self {
+        RelateError { kind, payload }
+    }
+
+    /// What went wrong.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # use typed_ecs::RelateErrorKind;
+    /// # #[derive(Debug)]
+    /// # struct ChildOf;
+    /// # struct Tag;
+    /// # world! { struct Scene<Tag>; relations { child_of: ChildOf -> children; } }
+    /// let mut scene = Scene::new();
+    /// let a = scene.spawn();
+    /// assert_eq!(scene.relate(a, ChildOf, a).unwrap_err().kind(), RelateErrorKind::SelfRelation);
+    /// ```
+    pub fn kind(&self) -> RelateErrorKind {
+        self.kind
+    }
+
+    /// The payload the refused `relate` was given.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # #[derive(Debug, PartialEq)] struct Likes(u8);
+    /// # struct Tag;
+    /// # world! { struct Town<Tag>; relations { likes: Likes -> liked_by; } }
+    /// let mut town = Town::new();
+    /// let a = town.spawn();
+    /// assert_eq!(town.relate(a, Likes(4), a).unwrap_err().into_payload(), Likes(4));
+    /// ```
+    pub fn into_payload(self) -> R {
+        self.payload
+    }
+}
+
+impl<R> fmt::Debug for RelateError<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RelateError")
+            .field("kind", &self.kind)
+            .finish()
+    }
+}
+
+impl<R> fmt::Display for RelateError<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self.kind {
+            RelateErrorKind::DeadSource => "the source is not alive",
+            RelateErrorKind::DeadTarget => "the target is not alive",
+            RelateErrorKind::SelfRelation => "an entity cannot be related to itself",
+            RelateErrorKind::Cycle => {
+                "the link would close a cycle in a `tree` relation (the source is the target or above it)"
+            }
+        })
+    }
+}
+
+impl<R> core::error::Error for RelateError<R> {}
+
+/// A visitor of every relation of a world (see `Storages::each_relation`).
+/// Not public API.
+#[doc(hidden)]
+pub trait EachRelation<W> {
+    /// Visits the relation `R`.
+    fn visit<R>(&mut self, world: &mut W)
+    where
+        W: Relates<R>;
+}
+
+/// What `world!` implements for every world: its relations (none for most).
+/// Not public API.
+#[doc(hidden)]
+pub trait Related: Sized {
+    /// `true` if the world declares relations.
+    const RELATED: bool;
+    /// Calls `visitor.visit::<R>(self)` for each relation `R`, in
+    /// declaration order.
+    fn each_relation<V: EachRelation<Self>>(&mut self, visitor: &mut V);
+}
+
+/// Why a despawn was refused: `entity` is the target of a `deny` relation
+/// (`relation`, as declared), and `source` is one of its sources that the
+/// despawn would not take with it.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct Owns;
+/// struct Tag;
+/// world! { struct Game<Tag>; relations { owns: Owns -> owned_by [deny]; } }
+///
+/// let mut game = Game::new();
+/// let (player, sword) = (game.spawn(), game.spawn());
+/// game.relate(player, Owns, sword).unwrap();
+/// let denied = game.try_despawn(sword).unwrap_err();
+/// assert_eq!((denied.entity, denied.source, denied.relation), (sword, player, "owns"));
+/// assert!(game.is_alive(sword));
+/// game.unrelate::<Owns>(player);
+/// assert_eq!(game.try_despawn(sword), Ok(true));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Denied {
+    /// The entity whose despawn is refused (the one asked, or one the
+    /// despawn would have taken with it).
+    pub entity: Entity,
+    /// A source of `entity` in the `deny` relation.
+    pub source: Entity,
+    /// The relation, as declared in `world!`.
+    pub relation: &'static str,
+}
+
+impl fmt::Display for Denied {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:?} is the target of `{}` (declared `[deny]`) from {:?}: unrelate its sources first, or despawn them with it",
+            self.entity, self.relation, self.source
+        )
+    }
+}
+
+impl core::error::Error for Denied {}
