@@ -30,14 +30,19 @@ pub(crate) fn despawn<W: Storages>(world: &mut W, entity: Entity) -> Result<bool
     }
     if W::RELATED {
         let taken = related::cascade(world, entity)?;
-        react::batched(world, |world| {
-            for one in taken {
-                related::unlink_all(world, one);
-                react::leaving_all(world, one);
-                world.each(&mut Despawn::<true>(one), TOKEN);
-            }
-        });
-        return Ok(true);
+        if let [one] = taken[..] {
+            related::unlink_all(world, one);
+        } else {
+            // Many: one batch (the stamps renewed once, the hooks run once).
+            react::batched(world, |world| {
+                let mut batch = Batch {
+                    world,
+                    despawned: 0,
+                };
+                taken.into_iter().for_each(|one| batch.take(one));
+            });
+            return Ok(true);
+        }
     }
     react::leaving_all(world, entity);
     world.each(&mut Despawn::<true>(entity), TOKEN);
@@ -69,12 +74,7 @@ pub(crate) fn despawn_batch<W: Storages>(
                 let Ok(taken) = related::cascade(batch.world, entity) else {
                     return;
                 };
-                for one in taken {
-                    batch.despawned += 1;
-                    related::unlink_all(batch.world, one);
-                    react::leaving_all(batch.world, one);
-                    batch.world.each(&mut Despawn::<false>(one), TOKEN);
-                }
+                taken.into_iter().for_each(|one| batch.take(one));
                 return;
             }
             // Counted first: if a `Drop` panics, the guard still sees it.
@@ -136,6 +136,20 @@ impl<W: Storages, const ALONE: bool> EachStorage<W> for Despawn<ALONE> {
 struct Batch<'a, W: Storages> {
     world: &'a mut W,
     despawned: usize,
+}
+
+impl<W: Storages> Batch<'_, W> {
+    /// Despawns `one`, taken by a relation's despawn (its links undone
+    /// first), if it is still alive.
+    fn take(&mut self, one: Entity) {
+        if self.world.allocator(TOKEN).is_alive(one) {
+            // Counted first: if a `Drop` panics, the guard still sees it.
+            self.despawned += 1;
+            related::unlink_all(self.world, one);
+            react::leaving_all(self.world, one);
+            self.world.each(&mut Despawn::<false>(one), TOKEN);
+        }
+    }
 }
 
 impl<W: Storages> Drop for Batch<'_, W> {

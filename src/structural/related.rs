@@ -15,9 +15,14 @@ use crate::Entity;
 /// Below this many entities, the set is searched in its list.
 const SMALL: usize = 32;
 
-/// The entities a despawn takes: in the order found, and as a set.
+/// The entities a despawn takes: in the order found, and as a set when
+/// one entity could be found twice.
 struct Taken {
     order: Vec<Entity>,
+    /// `false` when no entity can be found twice (one `despawn` relation,
+    /// a `tree`: each source has one target, so it is in one list, and
+    /// there is no cycle to come back by): the list is the set.
+    dedup: bool,
     big: Option<BTreeSet<Entity>>,
 }
 
@@ -29,7 +34,12 @@ impl Taken {
         }
     }
 
+    #[inline]
     fn insert(&mut self, entity: Entity) {
+        if !self.dedup {
+            self.order.push(entity);
+            return;
+        }
         if self.contains(entity) {
             return;
         }
@@ -44,34 +54,77 @@ impl Taken {
             None => {}
         }
     }
+
+    /// The set, for lookups (made from the list if it was not kept).
+    fn index(&mut self) {
+        if self.big.is_none() && self.order.len() > SMALL {
+            self.big = Some(self.order.iter().copied().collect());
+        }
+    }
+}
+
+/// The kinds of the world's relations: how many take their sources with
+/// them, whether each of those is a tree, whether any refuses.
+#[derive(Default)]
+struct Kinds {
+    cascading: usize,
+    all_trees: bool,
+    denying: bool,
+}
+
+impl<W> EachRelation<W> for Kinds {
+    fn visit<R>(&mut self, _: &mut W)
+    where
+        W: Relates<R>,
+    {
+        match W::POLICY {
+            Policy::Despawn => {
+                self.cascading += 1;
+                self.all_trees &= W::TREE;
+            }
+            Policy::Deny => self.denying = true,
+            Policy::Remove => {}
+        }
+    }
 }
 
 /// The entities a despawn of `entity` takes, the last found first (so a
 /// source goes before its target), or why it is refused.
 pub(crate) fn cascade<W: Storages>(world: &mut W, entity: Entity) -> Result<Vec<Entity>, Denied> {
+    let mut kinds = Kinds {
+        all_trees: true,
+        ..Kinds::default()
+    };
+    world.each_relation(&mut kinds, TOKEN);
     let mut taken = Taken {
         order: Vec::from([entity]),
+        dedup: kinds.cascading > 1 || !kinds.all_trees,
         big: None,
     };
-    let mut at = 0;
-    while at < taken.order.len() {
-        let target = taken.order[at];
-        at += 1;
-        world.each_relation(
-            &mut Collect {
-                target,
-                taken: &mut taken,
-            },
-            TOKEN,
-        );
+    if kinds.cascading > 0 {
+        let mut at = 0;
+        while at < taken.order.len() {
+            let target = taken.order[at];
+            at += 1;
+            world.each_relation(
+                &mut Collect {
+                    target,
+                    taken: &mut taken,
+                },
+                TOKEN,
+            );
+        }
     }
-    let mut check = DenyCheck {
-        taken: &taken,
-        denied: None,
-    };
-    world.each_relation(&mut check, TOKEN);
-    if let Some(denied) = check.denied {
-        return Err(denied);
+    if kinds.denying {
+        taken.index();
+        let mut check = DenyCheck {
+            taken: &taken,
+            denied: None,
+        };
+        world.each_relation(&mut check, TOKEN);
+        if let Some(denied) = check.denied {
+            return Err(denied);
+        }
     }
     let mut order = taken.order;
     order.reverse();

@@ -1,12 +1,12 @@
 //! The hierarchy scenarios of issue 29 (relations), side by side with
-//! bevy_ecs's `ChildOf`/`Children`: the groundwork a typed_ecs with real
-//! relations will be measured on. typed_ecs has no relations yet, so its
-//! row is `typed_ecs_by_hand`: a typed_ecs world holding [`Parent`]`(Entity)`
-//! and [`Children`]`(Vec<Entity>)` components kept by hand, as a typed_ecs
-//! user does today (the helpers of [`by_hand`]: spawning a child pushes it
-//! on its parent's list, unlinking one scans that list, despawning a tree
-//! walks it with a worklist). A future `typed_ecs` row (with relations)
-//! goes beside it.
+//! bevy_ecs's `ChildOf`/`Children`. The `typed_ecs` row uses its relations
+//! (the world of [`related`]: `relations { child_of: ChildOf -> children
+//! [despawn, tree]; }`, `relate`, `despawn`, `children.of`); the
+//! `typed_ecs_by_hand` row is a typed_ecs world holding
+//! [`Parent`]`(Entity)` and [`Children`]`(Vec<Entity>)` components kept by
+//! hand, as a typed_ecs user did before relations (the helpers of
+//! [`by_hand`]: spawning a child pushes it on its parent's list, unlinking
+//! one scans that list, despawning a tree walks it with a worklist).
 //!
 //! - `hierarchy_spawn` ([`spawn`]): spawn `n` (100,000) children, 100
 //!   under each of `n / 100` (1,000) parents. Each run starts from a fresh
@@ -25,6 +25,11 @@
 //!
 //! The rows:
 //!
+//! - typed_ecs: each child `relate`d to its parent (one link per source;
+//!   each link knows its place in its parent's list, so an unlink is a
+//!   `swap_remove` and one place fixed: O(1), sibling order not kept); a
+//!   despawn takes the children (the relation's `despawn` policy, a
+//!   worklist); propagation walks `children.of(e)`.
 //! - bevy: its `ChildOf` component and `Children` relationship target
 //!   (`linked_spawn`: despawning a parent despawns its children), with no
 //!   `bevy_transform`. Unlinking a child (its `ChildOf` hook) finds it in
@@ -195,6 +200,55 @@ pub mod by_hand {
     }
 }
 
+/// typed_ecs with its relations (`relations { child_of: ChildOf ->
+/// children [despawn, tree]; }`): the world every typed_ecs row uses.
+pub mod related {
+    use super::Node;
+    use crate::components::{Data, Global2, Local2};
+    use ::typed_ecs::prelude::*;
+
+    /// The relation: a child's link to its parent.
+    pub struct ChildOf;
+
+    world! {
+        /// Every hierarchy scenario's world (each uses some of the
+        /// storages): data, transforms, and the relation.
+        pub struct RelWorld {
+            data: Data,
+            local: Local2,
+            global: Global2,
+        }
+        relations { child_of: ChildOf -> children [despawn, tree]; }
+    }
+
+    /// Spawns an entity with `data` as a child of `parent`.
+    #[inline]
+    pub fn spawn_child(world: &mut RelWorld, parent: Entity, data: Data) -> Entity {
+        let child = world.spawn_with((data,));
+        world.relate(child, ChildOf, parent).expect("a new child");
+        child
+    }
+
+    /// The census of a world with relations (every entity with `Data`).
+    pub fn nodes(world: &RelWorld) -> impl Iterator<Item = Node> + '_ {
+        world.data.iter().map(move |(e, d)| {
+            let children = world.children.of(e);
+            Node {
+                data: d.0,
+                parent_data: world
+                    .child_of
+                    .target(e)
+                    .map(|p| world.data.get(p).expect("a live parent").0),
+                children: children.len(),
+                disagreeing: children
+                    .iter()
+                    .filter(|&&c| world.child_of.target(c) != Some(e))
+                    .count(),
+            }
+        })
+    }
+}
+
 /// bevy's census: every entity with `Data`.
 fn bevy_nodes(world: &::bevy_ecs::world::World) -> Vec<Node> {
     use ::bevy_ecs::{entity::Entity, hierarchy::ChildOf, hierarchy::Children};
@@ -237,7 +291,7 @@ pub mod spawn {
         size_note: " children",
         test_size: 1_000,
         fresh_state: true,
-        impls: crate::impls![in spawn: bevy, typed_ecs_by_hand, raw],
+        impls: crate::impls![in spawn: typed_ecs, bevy, typed_ecs_by_hand, raw],
         notes: "Each run starts from a fresh world with the `n / 100` parents spawned (set up \
                 off the clock) and spawns their children parent by parent, each with `Data`. \
                 bevy: `entity_mut(parent).with_children(|s| s.spawn(Data))` (its `ChildOf` \
@@ -286,6 +340,45 @@ pub mod spawn {
             }
             fn check(&self) -> Check {
                 census(bevy_nodes(&self.world))
+            }
+        }
+    }
+
+    /// typed_ecs's relation: `spawn_with`, then `relate`.
+    pub mod typed_ecs {
+        use super::super::related::{nodes, spawn_child, RelWorld};
+        use super::*;
+        use ::typed_ecs::prelude::*;
+
+        /// The world and the parents.
+        pub struct State {
+            world: RelWorld,
+            parents: Vec<Entity>,
+            n: usize,
+        }
+
+        /// A fresh world with the parents.
+        pub fn setup(n: usize) -> State {
+            let mut world = RelWorld::new();
+            let parents = (0..parents(n))
+                .map(|i| world.spawn_with((data(i),)))
+                .collect();
+            State { world, parents, n }
+        }
+
+        impl Instance for State {
+            fn run(&mut self) {
+                let per_parent = self.n / self.parents.len();
+                let mut i = 0;
+                for &parent in &self.parents {
+                    for _ in 0..per_parent {
+                        spawn_child(&mut self.world, parent, data(i));
+                        i += 1;
+                    }
+                }
+            }
+            fn check(&self) -> Check {
+                census(nodes(&self.world))
             }
         }
     }
@@ -412,7 +505,7 @@ pub mod unlink_one {
         size_note: " children",
         test_size: 1_000,
         fresh_state: false,
-        impls: crate::impls![in unlink_one: bevy, typed_ecs_by_hand, raw],
+        impls: crate::impls![in unlink_one: typed_ecs, bevy, typed_ecs_by_hand, raw],
         notes: "The parent and its children are spawned once, in setup. Each run picks a child \
                 at random (one fixed-seed sequence for every row), despawns it, and spawns a new \
                 child (with `Data`) at the end of the list. bevy: `world.despawn(child)` (its \
@@ -497,6 +590,48 @@ pub mod unlink_one {
             }
             fn check(&self) -> Check {
                 census(bevy_nodes(&self.world))
+            }
+        }
+    }
+
+    /// typed_ecs's relation: `despawn` (an O(1) unlink), then
+    /// `spawn_with` and `relate`.
+    pub mod typed_ecs {
+        use super::super::related::{nodes, spawn_child, RelWorld};
+        use super::*;
+        use ::typed_ecs::prelude::*;
+
+        /// The world, the parent and the picker.
+        pub struct State {
+            world: RelWorld,
+            parent: Entity,
+            picker: Picker<Entity>,
+        }
+
+        /// A parent with `n` children.
+        pub fn setup(n: usize) -> State {
+            let mut world = RelWorld::new();
+            let parent = world.spawn_with((Data(0.5),));
+            let live = (0..n)
+                .map(|i| spawn_child(&mut world, parent, data(i)))
+                .collect();
+            State {
+                world,
+                parent,
+                picker: Picker::new(live),
+            }
+        }
+
+        impl Instance for State {
+            fn run(&mut self) {
+                let child = self.picker.pick();
+                self.world.despawn(child);
+                let data = self.picker.next_data();
+                let child = spawn_child(&mut self.world, self.parent, data);
+                self.picker.live.push(child);
+            }
+            fn check(&self) -> Check {
+                census(nodes(&self.world))
             }
         }
     }
@@ -669,7 +804,7 @@ pub mod despawn_tree {
         size_note: "",
         test_size: 2_000,
         fresh_state: false,
-        impls: crate::impls![in despawn_tree: bevy, typed_ecs_by_hand, raw],
+        impls: crate::impls![in despawn_tree: typed_ecs, bevy, typed_ecs_by_hand, raw],
         notes: "The tree is a 4-ary heap in spawn order (levels 0 to 8 full, 12,619 leaves on \
                 level 9), spawned parents first, and rebuilt in the same world off the clock \
                 before each run (`Instance::prepare`; the timings take each run on its own). \
@@ -727,6 +862,66 @@ pub mod despawn_tree {
             }
             fn check(&self) -> Check {
                 census(bevy_nodes(&self.world))
+            }
+            fn prepare(&mut self) {
+                if self.root.is_none() {
+                    self.build();
+                }
+            }
+            fn prepares(&self) -> bool {
+                true
+            }
+        }
+    }
+
+    /// typed_ecs's relation: `despawn(root)`, whose `despawn` policy takes
+    /// the tree.
+    pub mod typed_ecs {
+        use super::super::related::{nodes, ChildOf, RelWorld};
+        use super::*;
+        use ::typed_ecs::prelude::*;
+
+        /// The world and the tree's root if it is built.
+        pub struct State {
+            world: RelWorld,
+            root: Option<Entity>,
+            n: usize,
+        }
+
+        impl State {
+            /// Spawns the tree, parents first.
+            fn build(&mut self) {
+                let mut all: Vec<Entity> = Vec::with_capacity(self.n);
+                for i in 0..self.n {
+                    let e = self.world.spawn_with((data(i),));
+                    if let Some(p) = tree_parent(i) {
+                        self.world.relate(e, ChildOf, all[p]).expect("a new child");
+                    }
+                    all.push(e);
+                }
+                self.root = all.first().copied();
+            }
+        }
+
+        /// A world with the tree.
+        pub fn setup(n: usize) -> State {
+            let mut state = State {
+                world: RelWorld::new(),
+                root: None,
+                n,
+            };
+            state.build();
+            state
+        }
+
+        impl Instance for State {
+            fn run(&mut self) {
+                if let Some(root) = self.root.take() {
+                    self.world.despawn(root);
+                }
+            }
+            fn check(&self) -> Check {
+                census(nodes(&self.world))
             }
             fn prepare(&mut self) {
                 if self.root.is_none() {
@@ -962,7 +1157,7 @@ pub mod propagation {
         size_note: "",
         test_size: 2_000,
         fresh_state: false,
-        impls: crate::impls![in propagation: bevy, typed_ecs_by_hand, raw],
+        impls: crate::impls![in propagation: typed_ecs, bevy, typed_ecs_by_hand, raw],
         notes: "10 roots with 10 children each, level by level (10, 100, 1,000, 10,000 and \
                 88,890 entities), spawned once in setup with `Local2` and `Global2`. bevy: a \
                 `SystemState` of `Query<(&Local2, &mut Global2, Option<&Children>)>` and the \
@@ -1060,6 +1255,66 @@ pub mod propagation {
     }
 
     /// typed_ecs with `Parent` and `Children` kept by hand, propagated by
+    /// typed_ecs's relation: the roots (no `child_of` target), then a
+    /// worklist over `children.of(e)`.
+    pub mod typed_ecs {
+        use super::super::related::{ChildOf, RelWorld};
+        use super::*;
+        use ::typed_ecs::join;
+        use ::typed_ecs::prelude::*;
+
+        /// The world, the handles by spawn index and the worklist.
+        pub struct State {
+            world: RelWorld,
+            all: Vec<Entity>,
+            stack: Vec<(Entity, Affine2)>,
+        }
+
+        /// The forest.
+        pub fn setup(n: usize) -> State {
+            let mut world = RelWorld::new();
+            let mut all: Vec<Entity> = Vec::with_capacity(n);
+            for i in 0..n {
+                let e = world.spawn_with((local(i), UNSET));
+                if let Some(p) = forest_parent(i) {
+                    world.relate(e, ChildOf, all[p]).expect("a new child");
+                }
+                all.push(e);
+            }
+            State {
+                world,
+                all,
+                stack: Vec::new(),
+            }
+        }
+
+        impl Instance for State {
+            fn run(&mut self) {
+                let world = &mut self.world;
+                let stack = &mut self.stack;
+                let (links, children) = (&world.child_of, &world.children);
+                join((&world.local, &mut world.global)).for_each(|e, (local, global)| {
+                    if !links.contains(e) {
+                        global.0 = local.0;
+                        stack.extend(children.of(e).iter().map(|&c| (c, local.0)));
+                    }
+                });
+                while let Some((e, parent)) = stack.pop() {
+                    let own = compose(&parent, &world.local.get(e).unwrap().0);
+                    world.global.get_mut(e).unwrap().0 = own;
+                    stack.extend(world.children.of(e).iter().map(|&c| (c, own)));
+                }
+            }
+            fn check(&self) -> Check {
+                globals_check(
+                    self.all
+                        .iter()
+                        .map(|&e| self.world.global.get(e).map(|g| g.0)),
+                )
+            }
+        }
+    }
+
     /// hand.
     pub mod typed_ecs_by_hand {
         use super::super::by_hand::{link, TreeWorld};
