@@ -20,7 +20,7 @@ use stats_alloc::{StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
 use std::fmt::Write as _;
 use typed_ecs_benches::components::Data;
-use typed_ecs_benches::scenarios::hierarchy::{by_hand, Children, Parent};
+use typed_ecs_benches::scenarios::hierarchy::{by_hand, related, Children, Parent};
 
 /// Counts every allocation.
 #[global_allocator]
@@ -52,6 +52,28 @@ fn heap_of<T>(build: impl FnOnce() -> T) -> i128 {
 /// `Data` for every entity.
 fn data() -> Data {
     Data(1.0)
+}
+
+/// Bytes per link of typed_ecs's relation (`relate`: both sides).
+fn relation_per_link(parents: usize, per_parent: usize) -> f64 {
+    let linked = heap_of(|| {
+        let mut world = related::RelWorld::new();
+        for _ in 0..parents {
+            let parent = world.spawn_with((data(),));
+            for _ in 0..per_parent {
+                related::spawn_child(&mut world, parent, data());
+            }
+        }
+        world
+    });
+    let unlinked = heap_of(|| {
+        let mut world = related::RelWorld::new();
+        for _ in 0..parents * (per_parent + 1) {
+            world.spawn_with((data(),));
+        }
+        world
+    });
+    (linked - unlinked) as f64 / (parents * per_parent) as f64
 }
 
 /// Bytes per link of typed_ecs with `Parent`/`Children` kept by hand.
@@ -135,13 +157,17 @@ fn section() -> String {
         "Measured with a counting global allocator (`stats_alloc`): the heap of a world with \
          every entity spawned with a `Data` ({} bytes) and every child linked to its parent \
          one at a time, minus the heap of the same entities and `Data` without links, per \
-         link. In the by-hand row a link is a `Parent<Entity>` ({} bytes) on the child and an \
+         link. typed_ecs's relation keeps, by entity index, each source's link (its target, \
+         its place in the target's list and the payload: {} bytes with no payload) and each \
+         target's handle and list of sources (a `Vec`), so its cost per link depends on how \
+         many entities are targets. In the by-hand row a link is a `Parent<Entity>` ({} bytes) on the child and an \
          entry ({} bytes) in the parent's `Children<Entity>` ({} bytes, a `Vec`, plus its spare \
          capacity); bevy's is its `ChildOf` ({} bytes) and an entry in its `Children` ({} \
          bytes); raw keeps a `u32` parent index and a `Vec<u32>` child list ({} bytes) for \
          every entity. The world's own bookkeeping for the new components (sparse sets, \
          archetypes, tables) is in the numbers.\n",
         std::mem::size_of::<Data>(),
+        2 * std::mem::size_of::<typed_ecs::Entity>() + 4,
         std::mem::size_of::<Parent<typed_ecs::Entity>>(),
         std::mem::size_of::<typed_ecs::Entity>(),
         std::mem::size_of::<Children<typed_ecs::Entity>>(),
@@ -149,13 +175,16 @@ fn section() -> String {
         std::mem::size_of::<bevy_ecs::hierarchy::Children>(),
         std::mem::size_of::<Vec<u32>>(),
     );
-    out.push_str("| parents × children | typed_ecs_by_hand | bevy | raw |\n|---|---:|---:|---:|\n");
+    out.push_str(
+        "| parents × children | typed_ecs | typed_ecs_by_hand | bevy | raw |\n|---|---:|---:|---:|---:|\n",
+    );
     for (parents, per_parent) in SHAPES {
         let _ = writeln!(
             out,
-            "| {} × {} | {:.1} B | {:.1} B | {:.1} B |",
+            "| {} × {} | {:.1} B | {:.1} B | {:.1} B | {:.1} B |",
             typed_ecs_benches::short_size(parents),
             typed_ecs_benches::short_size(per_parent),
+            relation_per_link(parents, per_parent),
             by_hand_per_link(parents, per_parent),
             bevy_per_link(parents, per_parent),
             raw_per_link(parents, per_parent),
