@@ -26,8 +26,9 @@
 //! `bevy_multi_threaded` feature), timed in the same rotating rounds, all
 //! four checked to end in the same state; then the ratios (issue 30's
 //! target: typed_ecs parallel ≤ 0.6× bevy multi-threaded), and which of
-//! typed_ecs's stages had work enough to go to the pool (`run_timed` on a
-//! fresh parallel instance after its warm-up).
+//! typed_ecs's stages had work enough to go to the pool, and each step of
+//! typed_ecs's frame single-threaded and parallel (`run_timed` on fresh
+//! instances after their warm-up).
 
 #![forbid(unsafe_code)]
 
@@ -366,6 +367,7 @@ fn same_state(reference: &Check, check: &Check) -> bool {
 /// [`measure`] does (plain instances only), checked to end in one state;
 /// the ratios, and how much work typed_ecs's stages had.
 fn measure_parallel(options: &Options) -> Result<String, String> {
+    use ::typed_ecs::ScheduleStats;
     use typed_ecs_benches::harness::CpuTimes;
     use typed_ecs_benches::scenarios::game_frame::{bevy, typed_ecs};
     use typed_ecs_benches::scenarios::parallel_stage::bevy_threads;
@@ -445,12 +447,28 @@ fn measure_parallel(options: &Options) -> Result<String, String> {
 
     // Which stages had work enough for the pool: a fresh parallel
     // instance, warmed up as the timed ones, then timed step by step.
-    let mut probe = parallel();
-    for _ in 0..options.warmup {
-        probe.run();
+    // Which stages had work enough for the pool, and where the parallel
+    // frame's time goes: fresh instances, single-threaded and parallel,
+    // warmed up as the timed ones, then each step timed by `run_timed`,
+    // a chunk of each in turn.
+    let probe_frames = options.frames.min(500);
+    let mut probes = [typed_ecs::setup(size), parallel()];
+    let mut stats = [(); 2].map(|()| ScheduleStats::with_window(probe_frames));
+    for probe in &mut probes {
+        for _ in 0..options.warmup {
+            probe.run();
+        }
     }
-    let steps = probe.step_medians(options.frames.min(500));
-    let work = probe.parallel_work();
+    for _ in 0..probe_frames / options.chunk {
+        for (probe, stats) in probes.iter_mut().zip(&mut stats) {
+            for _ in 0..options.chunk {
+                probe.run_timed(stats);
+            }
+        }
+    }
+    let single_steps = typed_ecs::step_medians(&stats[0]);
+    let steps = typed_ecs::step_medians(&stats[1]);
+    let work = probes[1].parallel_work();
 
     let mut out = String::new();
     let quick = if options.quick {
@@ -507,11 +525,13 @@ fn measure_parallel(options: &Options) -> Result<String, String> {
          | {TYPED_PARALLEL} / {BEVY_MULTI} | **{}** | ≤ 0.60×: {verdict} |\n\
          | {TYPED_PARALLEL} / {TYPED_SINGLE} | {} | |\n\
          | {BEVY_MULTI} / {BEVY_SINGLE} | {} | |\n\
-         | {TYPED_SINGLE} / {BEVY_SINGLE} | {} | |",
+         | {TYPED_SINGLE} / {BEVY_SINGLE} | {} | |\n\
+         | {TYPED_SINGLE} / {BEVY_MULTI} | {} | |",
         format_ratio(target),
         format_ratio(ratio(TYPED_PARALLEL, TYPED_SINGLE)),
         format_ratio(ratio(BEVY_MULTI, BEVY_SINGLE)),
         format_ratio(ratio(TYPED_SINGLE, BEVY_SINGLE)),
+        format_ratio(ratio(TYPED_SINGLE, BEVY_MULTI)),
     );
     let frame = steps
         .iter()
@@ -519,9 +539,9 @@ fn measure_parallel(options: &Options) -> Result<String, String> {
         .map_or(Duration::ZERO, |s| s.1);
     let _ = writeln!(
         out,
-        "\ntyped_ecs's stages (medians of `run_timed` over {} frames of a parallel instance; \
-         a stage goes to the pool when its members' work reached {}; frame {}):\n",
-        options.frames.min(500),
+        "\ntyped_ecs's stages (medians of `run_timed` over {probe_frames} frames of a \
+         parallel instance; a stage goes to the pool when its members' work reached {}; \
+         frame {}):\n",
         format_ns(work.as_nanos() as f64),
         format_ns(frame.as_nanos() as f64),
     );
@@ -547,6 +567,22 @@ fn measure_parallel(options: &Options) -> Result<String, String> {
             stage.join(", "),
             format_ns(total.as_nanos() as f64),
             share * 100.0
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nEach step of typed_ecs's frame, single-threaded and parallel (medians of \
+         `run_timed` over {probe_frames} frames of each, a chunk of each in turn; a member of \
+         a stage on the pool is timed on the thread that ran it):\n\n\
+         | step | single-threaded | parallel | parallel / single-threaded |\n|---|---:|---:|---:|"
+    );
+    for ((name, single), (_, parallel)) in single_steps.iter().zip(&steps) {
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {} |",
+            format_ns(single.as_nanos() as f64),
+            format_ns(parallel.as_nanos() as f64),
+            format_ratio(Some(parallel.as_secs_f64() / single.as_secs_f64())),
         );
     }
     Ok(out)

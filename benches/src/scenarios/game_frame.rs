@@ -969,28 +969,29 @@ pub mod typed_ecs {
             self.schedule.parallel_work()
         }
 
-        /// Runs `frames` frames with `Schedule::run_timed` and returns each
-        /// step's name (the function's, without its path) and median time:
-        /// what decides whether a stage goes to the pool (the sum of its
-        /// members' times against [`parallel_work`](State::parallel_work)).
-        /// The frames count: the state moves on as with
-        /// [`run`](Instance::run).
-        pub fn step_medians(&mut self, frames: usize) -> Vec<(String, Duration)> {
-            let mut stats = ::typed_ecs::ScheduleStats::with_window(frames.max(1));
-            for _ in 0..frames {
-                self.world.clock.frame += 1;
-                self.schedule.run_timed(&mut self.world, &mut stats);
-                self.world.stamps.0.clear();
-            }
-            stats
-                .summary()
-                .into_iter()
-                .map(|step| {
-                    let name = step.name.rsplit("::").next().unwrap_or_default();
-                    (name.to_string(), step.median)
-                })
-                .collect()
+        /// Runs one frame with `Schedule::run_timed`, each step's time
+        /// recorded in `stats`: the frame moves the state on as
+        /// [`run`](Instance::run) does.
+        pub fn run_timed(&mut self, stats: &mut ::typed_ecs::ScheduleStats) {
+            self.world.clock.frame += 1;
+            self.schedule.run_timed(&mut self.world, stats);
+            self.world.stamps.0.clear();
         }
+    }
+
+    /// Each step's name (the function's, without its path; `"frame"` for
+    /// the whole frame) and median time in `stats`: for a stage, what
+    /// decides whether it goes to the pool is the sum of its members'
+    /// times against the schedule's `parallel_work`.
+    pub fn step_medians(stats: &::typed_ecs::ScheduleStats) -> Vec<(String, Duration)> {
+        stats
+            .summary()
+            .into_iter()
+            .map(|step| {
+                let name = step.name.rsplit("::").next().unwrap_or_default();
+                (name.to_string(), step.median)
+            })
+            .collect()
     }
 
     impl Instance for State {
