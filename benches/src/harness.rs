@@ -283,6 +283,55 @@ pub fn summary_table(results: &[(&Scenario, Vec<Medians>)]) -> String {
     out
 }
 
+/// CPU time so far (Linux's `/proc`, in clock ticks): the whole machine's,
+/// busy and in all, and this process's. What the stage binaries report as
+/// the load of other processes while they timed.
+pub struct CpuTimes {
+    total: u64,
+    busy: u64,
+    own: u64,
+}
+
+impl CpuTimes {
+    /// Now (`None` where `/proc` cannot be read).
+    pub fn now() -> Option<Self> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        // cpu user nice system idle iowait irq softirq steal …
+        let ticks: Vec<u64> = stat
+            .lines()
+            .next()?
+            .split_whitespace()
+            .skip(1)
+            .map(|t| t.parse().ok())
+            .collect::<Option<_>>()?;
+        let (idle, iowait) = (*ticks.get(3)?, *ticks.get(4)?);
+        let total: u64 = ticks.iter().take(8).sum();
+        let own = std::fs::read_to_string("/proc/self/stat").ok()?;
+        // After the command name's closing parenthesis come fields 3 on;
+        // utime and stime are fields 14 and 15.
+        let fields: Vec<&str> = own.rsplit_once(')')?.1.split_whitespace().collect();
+        let utime: u64 = fields.get(11)?.parse().ok()?;
+        let stime: u64 = fields.get(12)?.parse().ok()?;
+        Some(CpuTimes {
+            total,
+            busy: total - idle - iowait,
+            own: utime + stime,
+        })
+    }
+
+    /// The cores other processes kept busy on average since `earlier`.
+    pub fn others_since(&self, earlier: &CpuTimes) -> f64 {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let wall = (self.total - earlier.total) as f64 / cores;
+        let others = (self.busy - earlier.busy).saturating_sub(self.own - earlier.own);
+        if wall > 0.0 {
+            others as f64 / wall
+        } else {
+            0.0
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -578,6 +578,51 @@ mod tests {
     }
 
     #[test]
+    fn game_frame_parallel_agrees_with_single_threaded() {
+        // typed_ecs with its stages on the pool (every frame at
+        // `parallel_work` zero; at its default, whenever the stage's work
+        // reaches it), and bevy's multi-threaded executor with the
+        // feature: in the single-threaded instances' state every 40
+        // frames.
+        use scenarios::game_frame::{bevy, typed_ecs};
+        use std::time::Duration;
+        let scenario = &scenarios::game_frame::SCENARIO;
+        let n = scenario.test_size;
+        let mut single: Vec<(&str, Box<dyn Instance>)> = vec![
+            ("typed_ecs", Box::new(typed_ecs::setup(n))),
+            ("bevy", Box::new(bevy::setup(n))),
+        ];
+        let mut parallel: Vec<(&str, Box<dyn Instance>)> = vec![
+            (
+                "typed_ecs always on the pool",
+                Box::new(typed_ecs::build_with(n, false, Some(Duration::ZERO))),
+            ),
+            ("typed_ecs parallel", Box::new(typed_ecs::setup_parallel(n))),
+        ];
+        #[cfg(feature = "bevy_multi_threaded")]
+        parallel.push((
+            "bevy multi-threaded",
+            Box::new(bevy::setup_multi_threaded(n)),
+        ));
+        for frame in 1..=120 {
+            for (_, instance) in single.iter_mut().chain(&mut parallel) {
+                instance.run();
+            }
+            if frame % 40 == 0 {
+                let (name, reference) = (single[0].0, single[0].1.check());
+                for (other, instance) in single.iter().chain(&parallel).skip(1) {
+                    assert_same(
+                        scenario.name,
+                        "parallel",
+                        (name, &reference),
+                        (other, &instance.check()),
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn hierarchy_spawn() {
         same_work(&scenarios::hierarchy::spawn::SCENARIO, 2);
     }

@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! cargo run --release -p typed_ecs_benches --bin game_frame -- [--quick] [--size N] [--warmup N] [--frames N] [--chunk N] [--trace N]
+//! cargo run --release -p typed_ecs_benches --features bevy_multi_threaded --bin game_frame -- --parallel [--parallel-work MICROS] [--quick] …
 //! ```
 //!
 //! Every implementation gets two instances, one plain and one with a time
@@ -16,9 +17,22 @@
 //! At the end the six must be in the same state, or the binary fails.
 //! `--quick` times 200 frames after 100. `--trace N` runs typed_ecs alone
 //! for N frames and prints its populations every 100 frames instead.
+//!
+//! `--parallel` prints instead a small section of its own: the whole frame
+//! (no stamps) of typed_ecs single-threaded, typed_ecs with its parallel
+//! stages on (`parallel_work` at its default, 40 µs, or `--parallel-work`
+//! µs), bevy on its single-threaded executor and bevy on its
+//! `MultiThreadedExecutor` (only when built with this crate's
+//! `bevy_multi_threaded` feature), timed in the same rotating rounds, all
+//! four checked to end in the same state; then the ratios (issue 30's
+//! target: typed_ecs parallel ≤ 0.6× bevy multi-threaded), and which of
+//! typed_ecs's stages had work enough to go to the pool, and each step of
+//! typed_ecs's frame single-threaded and parallel (`run_timed` on fresh
+//! instances after their warm-up).
 
 #![forbid(unsafe_code)]
 
+use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use typed_ecs_benches::game::{self, GameTimes, StateSummary, SystemMedians};
@@ -27,10 +41,14 @@ use typed_ecs_benches::scenarios::game_frame::{SystemTimes, SCENARIO, SYSTEMS, T
 use typed_ecs_benches::{Check, Instance};
 
 const USAGE: &str = "usage: game_frame [--quick] [--size N] [--warmup N] [--frames N] \
-                     [--chunk N] [--trace N]";
+                     [--chunk N] [--trace N] [--parallel [--parallel-work MICROS]]";
 
 /// How the section is made, for its first paragraph.
 pub const COMMAND: &str = "cargo run --release -p typed_ecs_benches --bin game_frame";
+
+/// How the `--parallel` section is made.
+pub const PARALLEL_COMMAND: &str = "cargo run --release -p typed_ecs_benches --features \
+                                    bevy_multi_threaded --bin game_frame -- --parallel";
 
 /// What typed_ecs's frame is limited by, when it misses its target:
 /// callgrind on typed_ecs's stamped frames (`--trace 300` under
@@ -56,6 +74,11 @@ struct Options {
     chunk: usize,
     quick: bool,
     trace: Option<usize>,
+    /// `--parallel`: the parallel section instead of the usual one.
+    parallel: bool,
+    /// `--parallel-work`: typed_ecs's parallel instance's `parallel_work`
+    /// (its default if `None`).
+    parallel_work: Option<Duration>,
 }
 
 fn parse() -> Result<Options, String> {
@@ -66,6 +89,8 @@ fn parse() -> Result<Options, String> {
         chunk: 10,
         quick: false,
         trace: None,
+        parallel: false,
+        parallel_work: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -82,6 +107,14 @@ fn parse() -> Result<Options, String> {
             "--frames" => options.frames = number()?,
             "--chunk" => options.chunk = number()?,
             "--trace" => options.trace = Some(number()?),
+            "--parallel" => options.parallel = true,
+            "--parallel-work" => {
+                let micros = args
+                    .next()
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .ok_or("`--parallel-work` needs a number of microseconds")?;
+                options.parallel_work = Some(Duration::from_micros(micros));
+            }
             "--help" | "-h" => return Err(String::new()),
             other => return Err(format!("unknown option `{other}`")),
         }
@@ -117,6 +150,18 @@ fn main() -> ExitCode {
     if let Some(frames) = options.trace {
         trace(options.size, frames);
         return ExitCode::SUCCESS;
+    }
+    if options.parallel {
+        return match measure_parallel(&options) {
+            Ok(section) => {
+                print!("{section}");
+                ExitCode::SUCCESS
+            }
+            Err(message) => {
+                eprintln!("game_frame: {message}");
+                ExitCode::FAILURE
+            }
+        };
     }
     match measure(&options) {
         Ok(times) => {
@@ -306,4 +351,239 @@ fn header(options: &Options) -> String {
          typed_ecs's median over the other's: **below 1 typed_ecs is faster**.\n",
         options.warmup, options.frames, options.chunk
     )
+}
+
+/// Whether `check` is `reference`, but for the last bits of `f64` sums
+/// taken in another order.
+fn same_state(reference: &Check, check: &Check) -> bool {
+    check.len() == reference.len()
+        && check.iter().zip(reference).all(|((la, a), (lb, b))| {
+            la == lb && (a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()))
+        })
+}
+
+/// The `--parallel` section: the whole frame of each crate single-threaded
+/// and with its parallel stages or executor, timed in rotating rounds as
+/// [`measure`] does (plain instances only), checked to end in one state;
+/// the ratios, and how much work typed_ecs's stages had.
+fn measure_parallel(options: &Options) -> Result<String, String> {
+    use ::typed_ecs::ScheduleStats;
+    use typed_ecs_benches::harness::CpuTimes;
+    use typed_ecs_benches::scenarios::game_frame::{bevy, typed_ecs};
+    use typed_ecs_benches::scenarios::parallel_stage::bevy_threads;
+
+    const TYPED_SINGLE: &str = "typed_ecs single-threaded";
+    const TYPED_PARALLEL: &str = "typed_ecs parallel";
+    const BEVY_SINGLE: &str = "bevy single-threaded";
+    const BEVY_MULTI: &str = "bevy multi-threaded";
+    let size = options.size;
+    let parallel = || typed_ecs::build_with(size, false, options.parallel_work);
+    let mut contenders: Vec<(&str, Box<dyn Instance>, Vec<f64>)> = vec![
+        (TYPED_SINGLE, Box::new(typed_ecs::setup(size)), Vec::new()),
+        (TYPED_PARALLEL, Box::new(parallel()), Vec::new()),
+        (BEVY_SINGLE, Box::new(bevy::setup(size)), Vec::new()),
+    ];
+    #[cfg(feature = "bevy_multi_threaded")]
+    contenders.push((
+        BEVY_MULTI,
+        Box::new(bevy::setup_multi_threaded(size)),
+        Vec::new(),
+    ));
+    if !cfg!(feature = "bevy_multi_threaded") {
+        eprintln!(
+            "game_frame: bevy multi-threaded needs this crate's feature: \
+             `--features bevy_multi_threaded`"
+        );
+    }
+    for (name, _, _) in &contenders {
+        eprint!(" [{name}]");
+    }
+    eprintln!(" set up at {size}");
+
+    let load_before = CpuTimes::now();
+    for (_, instance, _) in &mut contenders {
+        for _ in 0..options.warmup {
+            instance.run();
+        }
+    }
+    let count = contenders.len();
+    let rounds = options.frames / options.chunk;
+    for round in 0..rounds {
+        for k in 0..count {
+            let (_, instance, samples) = &mut contenders[(round + k) % count];
+            let start = Instant::now();
+            for _ in 0..options.chunk {
+                instance.run();
+            }
+            samples.push(start.elapsed().as_nanos() as f64 / options.chunk as f64);
+        }
+        if (round + 1) % (rounds / 10).max(1) == 0 {
+            eprint!(" {}", (round + 1) * options.chunk);
+        }
+    }
+    eprintln!(" frames timed");
+    let others = load_before
+        .zip(CpuTimes::now())
+        .map(|(a, b)| b.others_since(&a));
+
+    let reference = contenders[0].1.check();
+    for (name, instance, _) in &contenders {
+        let check = instance.check();
+        if !same_state(&reference, &check) {
+            return Err(format!(
+                "{name} ended in another state than {TYPED_SINGLE}:\n  {reference:?}\n  {check:?}"
+            ));
+        }
+    }
+    let medians: Vec<(&str, f64)> = contenders
+        .iter_mut()
+        .map(|(name, _, samples)| (*name, median(samples)))
+        .collect();
+    let of = |name: &str| medians.iter().find(|m| m.0 == name).map(|m| m.1);
+    let ratio = |a: &str, b: &str| Some(of(a)? / of(b)?);
+    for &(name, ns) in &medians {
+        eprintln!("  {name:<26} frame {:>9}", format_ns(ns));
+    }
+
+    // Which stages had work enough for the pool: a fresh parallel
+    // instance, warmed up as the timed ones, then timed step by step.
+    // Which stages had work enough for the pool, and where the parallel
+    // frame's time goes: fresh instances, single-threaded and parallel,
+    // warmed up as the timed ones, then each step timed by `run_timed`,
+    // a chunk of each in turn.
+    let probe_frames = options.frames.min(500);
+    let mut probes = [typed_ecs::setup(size), parallel()];
+    let mut stats = [(); 2].map(|()| ScheduleStats::with_window(probe_frames));
+    for probe in &mut probes {
+        for _ in 0..options.warmup {
+            probe.run();
+        }
+    }
+    for _ in 0..probe_frames / options.chunk {
+        for (probe, stats) in probes.iter_mut().zip(&mut stats) {
+            for _ in 0..options.chunk {
+                probe.run_timed(stats);
+            }
+        }
+    }
+    let single_steps = typed_ecs::step_medians(&stats[0]);
+    let steps = typed_ecs::step_medians(&stats[1]);
+    let work = probes[1].parallel_work();
+
+    let mut out = String::new();
+    let quick = if options.quick {
+        " (`--quick`: expect noise)"
+    } else {
+        ""
+    };
+    let threads = rayon::current_num_threads();
+    let bevy = match bevy_threads() {
+        Some(n) => format!(
+            "bevy's `MultiThreadedExecutor` on its `ComputeTaskPool` ({n} threads), its \
+             systems ordered as typed_ecs's stages"
+        ),
+        None => "no bevy multi-threaded row (built without `--features bevy_multi_threaded`)"
+            .to_string(),
+    };
+    let load = others.map_or(String::new(), |cores| {
+        format!(
+            " While they were timed, other processes kept {cores:.2} of the machine's {} cores \
+             busy on average.",
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        )
+    });
+    let _ = writeln!(
+        out,
+        "## Game frame, parallel\n\n`game_frame`'s whole frame (no stamps) with parallel \
+         stages, beside the single-threaded frames: made by `{PARALLEL_COMMAND}`{quick} in a \
+         process of its own, {} frames untimed, then \
+         {} frames {} at a time in rounds whose order rotates; all end in the same state. \
+         typed_ecs's parallel schedule has `parallel_work` at {} on rayon's pool ({threads} \
+         threads); {bevy}.{load}\n",
+        options.warmup,
+        options.frames,
+        options.chunk,
+        match options.parallel_work {
+            None => format!("its default ({})", format_ns(work.as_nanos() as f64)),
+            Some(_) => format_ns(work.as_nanos() as f64),
+        },
+    );
+    let _ = writeln!(out, "| implementation | median frame |\n|---|---:|");
+    for name in [TYPED_SINGLE, TYPED_PARALLEL, BEVY_SINGLE, BEVY_MULTI] {
+        let time = of(name).map_or_else(|| "n/a".to_string(), format_ns);
+        let _ = writeln!(out, "| {name} | {time} |");
+    }
+    let target = ratio(TYPED_PARALLEL, BEVY_MULTI);
+    let verdict = match target {
+        Some(r) if r <= 0.6 => "met",
+        Some(_) => "**missed**",
+        None => "not measured",
+    };
+    let _ = writeln!(
+        out,
+        "\n| ratio | measured | target |\n|---|---:|---|\n\
+         | {TYPED_PARALLEL} / {BEVY_MULTI} | **{}** | ≤ 0.60×: {verdict} |\n\
+         | {TYPED_PARALLEL} / {TYPED_SINGLE} | {} | |\n\
+         | {BEVY_MULTI} / {BEVY_SINGLE} | {} | |\n\
+         | {TYPED_SINGLE} / {BEVY_SINGLE} | {} | |\n\
+         | {TYPED_SINGLE} / {BEVY_MULTI} | {} | |",
+        format_ratio(target),
+        format_ratio(ratio(TYPED_PARALLEL, TYPED_SINGLE)),
+        format_ratio(ratio(BEVY_MULTI, BEVY_SINGLE)),
+        format_ratio(ratio(TYPED_SINGLE, BEVY_SINGLE)),
+        format_ratio(ratio(TYPED_SINGLE, BEVY_MULTI)),
+    );
+    let frame = steps
+        .iter()
+        .find(|(name, _)| name == "frame")
+        .map_or(Duration::ZERO, |s| s.1);
+    let _ = writeln!(
+        out,
+        "\ntyped_ecs's stages (medians of `run_timed` over {probe_frames} frames of a \
+         parallel instance; a stage goes to the pool when its members' work reached {}; \
+         frame {}):\n",
+        format_ns(work.as_nanos() as f64),
+        format_ns(frame.as_nanos() as f64),
+    );
+    let _ = writeln!(
+        out,
+        "| stage | members' work | share of the frame | on |\n|---|---:|---:|---|"
+    );
+    for stage in typed_ecs::STAGES {
+        let total: Duration = steps
+            .iter()
+            .filter(|(name, _)| stage.contains(&name.as_str()))
+            .map(|s| s.1)
+            .sum();
+        let share = total.as_secs_f64() / frame.as_secs_f64().max(f64::MIN_POSITIVE);
+        let on = if total >= work {
+            "the pool"
+        } else {
+            "the calling thread"
+        };
+        let _ = writeln!(
+            out,
+            "| ({}) | {} | {:.0}% | {on} |",
+            stage.join(", "),
+            format_ns(total.as_nanos() as f64),
+            share * 100.0
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nEach step of typed_ecs's frame, single-threaded and parallel (medians of \
+         `run_timed` over {probe_frames} frames of each, a chunk of each in turn; a member of \
+         a stage on the pool is timed on the thread that ran it):\n\n\
+         | step | single-threaded | parallel | parallel / single-threaded |\n|---|---:|---:|---:|"
+    );
+    for ((name, single), (_, parallel)) in single_steps.iter().zip(&steps) {
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {} |",
+            format_ns(single.as_nanos() as f64),
+            format_ns(parallel.as_nanos() as f64),
+            format_ratio(Some(parallel.as_secs_f64() / single.as_secs_f64())),
+        );
+    }
+    Ok(out)
 }

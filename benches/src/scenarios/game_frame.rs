@@ -76,6 +76,22 @@
 //!   dirty list, which the watcher sorts, dedups and reads (skipping the
 //!   handles of animals despawned since).
 //!
+//! With parallel stages (the `game_frame` binary's `--parallel`):
+//! [`typed_ecs::setup_parallel`] is the same schedule with `parallel_work`
+//! left at typed_ecs's default (40 µs), as a user who asks for nothing
+//! gets it: each stage goes to rayon's pool when its members' work at its
+//! last run reached that, else stays on the calling thread.
+//! `bevy::setup_multi_threaded` (only with this crate's
+//! `bevy_multi_threaded` feature) runs the same systems on bevy's
+//! `MultiThreadedExecutor`, ordered as typed_ecs's schedule:
+//! `((movement, hunger, grass_regrowth), grid_rebuild, grazing, hunting,
+//! reproduction, deaths, ApplyDeferred, (react_to_births,
+//! watch_energy)).chain()`, the inner tuples unordered among themselves.
+//! The members of a stage touch disjoint data (movement `Pos` and `Vel`,
+//! hunger `Energy`, grass regrowth `Grass`; the reaction `Vel` and the
+//! nursery, the watcher its own counters), so both end each frame in the
+//! single-threaded instances' state.
+//!
 //! For the per-system table, [`TIMED`] builds the same frames with a
 //! time stamp (`Instant::now()` pushed to a resource, [`Stamps`]) before
 //! the first system and after every step, the same way in each crate: a
@@ -833,6 +849,13 @@ pub mod typed_ecs {
         stamps.stamp();
     }
 
+    /// The members of the schedule's stages, by name, in order: the steps
+    /// that may go to rayon's pool.
+    pub const STAGES: [&[&str]; 2] = [
+        &["movement", "hunger", "grass_regrowth"],
+        &["react_to_births", "watch_energy"],
+    ];
+
     /// The world, its schedule, and the times of the last stamped frame.
     pub struct State {
         /// The world.
@@ -842,8 +865,16 @@ pub mod typed_ecs {
     }
 
     /// The world at the start, and the frame's schedule (with a stamp
-    /// around every step if `stamped`).
+    /// around every step if `stamped`), single-threaded: the schedule's
+    /// `parallel_work` at `Duration::MAX`.
     pub fn build(n: usize, stamped: bool) -> State {
+        build_with(n, stamped, Some(Duration::MAX))
+    }
+
+    /// The world at the start, and the frame's schedule (with a stamp
+    /// around every step if `stamped`), its `parallel_work` set to
+    /// `parallel_work`, or left at typed_ecs's default (40 µs) if `None`.
+    pub fn build_with(n: usize, stamped: bool, parallel_work: Option<Duration>) -> State {
         let mut world = Savanna::new();
         let side = side(n);
         world.land.side = side;
@@ -863,9 +894,12 @@ pub mod typed_ecs {
         }
 
         let mut schedule = Schedule::new();
-        // Single-threaded, as bevy's executor here: stages stay on the
-        // calling thread whatever their members cost.
-        schedule.set_parallel_work(Duration::MAX);
+        // `Duration::MAX`: single-threaded, as bevy's single-threaded
+        // executor: stages stay on the calling thread whatever their
+        // members cost. `None`: what a user gets without asking.
+        if let Some(work) = parallel_work {
+            schedule.set_parallel_work(work);
+        }
         if stamped {
             schedule
                 .add_system(stamp)
@@ -918,6 +952,46 @@ pub mod typed_ecs {
     /// The instance with a stamp around every step.
     pub fn setup_stamped(n: usize) -> State {
         build(n, true)
+    }
+
+    /// The instance with typed_ecs's parallel stages on, as a user gets
+    /// them: the schedule's `parallel_work` left at its default (40 µs),
+    /// so a stage goes to rayon's pool when its members' work at its last
+    /// run reached that, and stays on the calling thread otherwise.
+    pub fn setup_parallel(n: usize) -> State {
+        build_with(n, false, None)
+    }
+
+    impl State {
+        /// The schedule's `parallel_work` (see
+        /// `Schedule::set_parallel_work`).
+        pub fn parallel_work(&self) -> Duration {
+            self.schedule.parallel_work()
+        }
+
+        /// Runs one frame with `Schedule::run_timed`, each step's time
+        /// recorded in `stats`: the frame moves the state on as
+        /// [`run`](Instance::run) does.
+        pub fn run_timed(&mut self, stats: &mut ::typed_ecs::ScheduleStats) {
+            self.world.clock.frame += 1;
+            self.schedule.run_timed(&mut self.world, stats);
+            self.world.stamps.0.clear();
+        }
+    }
+
+    /// Each step's name (the function's, without its path; `"frame"` for
+    /// the whole frame) and median time in `stats`: for a stage, what
+    /// decides whether it goes to the pool is the sum of its members'
+    /// times against the schedule's `parallel_work`.
+    pub fn step_medians(stats: &::typed_ecs::ScheduleStats) -> Vec<(String, Duration)> {
+        stats
+            .summary()
+            .into_iter()
+            .map(|step| {
+                let name = step.name.rsplit("::").next().unwrap_or_default();
+                (name.to_string(), step.median)
+            })
+            .collect()
     }
 
     impl Instance for State {
@@ -1130,8 +1204,22 @@ pub mod bevy {
     }
 
     /// The world at the start, and the frame's schedule (with a stamp
-    /// around every step if `stamped`).
+    /// around every step if `stamped`) on the single-threaded executor.
     pub fn build(n: usize, stamped: bool) -> State {
+        build_with(n, stamped, false)
+    }
+
+    /// The world at the start, and the frame's schedule: with a stamp
+    /// around every step if `stamped`, all chained on the single-threaded
+    /// executor; or, if `multi` (which needs this crate's
+    /// `bevy_multi_threaded` feature), on the `MultiThreadedExecutor` with
+    /// the systems ordered as typed_ecs's schedule: its stages' members
+    /// unordered among themselves, every other step chained.
+    pub fn build_with(n: usize, stamped: bool, multi: bool) -> State {
+        assert!(
+            !(stamped && multi),
+            "the multi-threaded frame has no stamps"
+        );
         let mut world = World::new();
         let side = side(n);
         world.insert_resource(Clock::default());
@@ -1160,8 +1248,27 @@ pub mod bevy {
             auto_insert_apply_deferred: false,
             ..ScheduleBuildSettings::default()
         });
-        schedule.set_executor(SingleThreadedExecutor::new());
-        if stamped {
+        if multi {
+            crate::scenarios::parallel_stage::bevy::set_executor(&mut schedule, true);
+        } else {
+            schedule.set_executor(SingleThreadedExecutor::new());
+        }
+        if multi {
+            // typed_ecs's stages, unordered inside; the rest in order.
+            schedule.add_systems(
+                (
+                    (movement, hunger, grass_regrowth),
+                    grid_rebuild,
+                    grazing,
+                    hunting,
+                    reproduction,
+                    deaths,
+                    ApplyDeferred,
+                    (react_to_births, watch_energy),
+                )
+                    .chain(),
+            );
+        } else if stamped {
             schedule.add_systems(
                 (
                     (
@@ -1233,6 +1340,14 @@ pub mod bevy {
     /// The instance with a stamp around every step.
     pub fn setup_stamped(n: usize) -> State {
         build(n, true)
+    }
+
+    /// The instance on bevy's `MultiThreadedExecutor` (and its
+    /// `ComputeTaskPool`, a thread per core), its systems ordered as
+    /// typed_ecs's schedule (see [`build_with`]).
+    #[cfg(feature = "bevy_multi_threaded")]
+    pub fn setup_multi_threaded(n: usize) -> State {
+        build_with(n, false, true)
     }
 
     impl Instance for State {
