@@ -653,3 +653,104 @@ impl fmt::Display for Denied {
 }
 
 impl core::error::Error for Denied {}
+
+// Saved as the forward side only, `(source, target, payload)` for each
+// link in source order; the reverse index is rebuilt (and every link
+// checked) when the world that holds it is loaded (see
+// `structural::related::loaded`). A loaded side belongs to no pair yet, so
+// its world rebuilds the other from it.
+#[cfg(feature = "serde")]
+impl<R: serde::Serialize> serde::Serialize for Links<R> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de, R: serde::Deserialize<'de>> serde::Deserialize<'de> for Links<R> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let saved: Vec<(Entity, Entity, R)> = serde::Deserialize::deserialize(deserializer)?;
+        let mut links = Links::default();
+        for (source, target, payload) in saved {
+            let index = source.index() as usize;
+            if links.links.len() <= index {
+                links.links.resize_with(index + 1, || None);
+            }
+            if links.links[index].is_some() {
+                return Err(serde::de::Error::custom(
+                    "a relation's saved links name one source index twice",
+                ));
+            }
+            links.links[index] = Some(Link {
+                source,
+                target,
+                slot: 0,
+                payload,
+            });
+            links.len += 1;
+        }
+        links.pair = u64::MAX;
+        Ok(links)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<R> serde::Serialize for Sources<R> {
+    /// Nothing: the reverse index is rebuilt from the links on load.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_unit()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de, R> serde::Deserialize<'de> for Sources<R> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <() as serde::Deserialize>::deserialize(deserializer)?;
+        Ok(Sources::default())
+    }
+}
+
+impl<R> Sides<'_, R> {
+    /// A loaded relation's links checked (each source and target alive and
+    /// distinct; no cycle in a `tree`), then the reverse index built:
+    /// `Err` says which link is wrong.
+    #[cfg(feature = "serde")]
+    pub(crate) fn loaded(&mut self, name: &str, tree: bool) -> Result<(), alloc::string::String> {
+        use alloc::format;
+        for link in self.links.links.iter().flatten() {
+            if !self.entities.is_alive(link.source) || !self.entities.is_alive(link.target) {
+                return Err(format!(
+                    "relation `{name}`: the link {:?} -> {:?} names an entity that is not alive",
+                    link.source, link.target
+                ));
+            }
+            if link.source == link.target {
+                return Err(format!(
+                    "relation `{name}`: {:?} is related to itself",
+                    link.source
+                ));
+            }
+        }
+        if tree {
+            for link in self.links.links.iter().flatten() {
+                if self.would_cycle_from(link.source) {
+                    return Err(format!(
+                        "relation `{name}` is declared `tree`, and its links from {:?} come back to it",
+                        link.source
+                    ));
+                }
+            }
+        }
+        self.links.pair = u64::MAX;
+        self.in_step();
+        Ok(())
+    }
+
+    /// `true` if following the links up from `source` comes back to it.
+    #[cfg(feature = "serde")]
+    fn would_cycle_from(&self, source: Entity) -> bool {
+        self.links
+            .target(source)
+            .is_some_and(|target| self.would_cycle(source, target))
+    }
+}

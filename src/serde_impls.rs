@@ -540,6 +540,9 @@ pub fn loaded_storage<T, K: Track>(
 /// "Invariants") and packs its owning groups.
 pub fn finish_world<W: Storages>(mut world: W) -> Result<W, String> {
     crate::invariants::check_world(&world)?;
+    if W::RELATED {
+        crate::structural::related::loaded(&mut world)?;
+    }
     crate::structural::loaded(&mut world);
     Ok(world)
 }

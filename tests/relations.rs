@@ -14,24 +14,51 @@ use typed_ecs::prelude::*;
 use typed_ecs::{Links, RejectReason, RelateErrorKind, Sources};
 
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Node(pub u64);
 
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ChildOf;
 
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Targets(pub u32);
 
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Owns(pub u32);
 
-world! {
-    pub struct Scene<Node>;
-    relations {
-        child_of: ChildOf -> children [despawn, tree];
-        targets: Targets -> targeted_by;
-        owns: Owns -> owned_by [deny];
+macro_rules! scene {
+    ($($attribute:tt)*) => {
+        world! {
+            $($attribute)*
+            pub struct Scene<Node>;
+            relations {
+                child_of: ChildOf -> children [despawn, tree];
+                targets: Targets -> targeted_by;
+                owns: Owns -> owned_by [deny];
+            }
+        }
+    };
+}
+
+#[cfg(feature = "serde")]
+scene!(#[derive(serde::Serialize, serde::Deserialize)]);
+#[cfg(not(feature = "serde"))]
+scene!();
+
+/// The world saved and loaded again (JSON), when the `serde` feature is
+/// on: only the forward sides are saved, and the reverse ones rebuilt.
+fn reloaded(world: Scene) -> Scene {
+    #[cfg(feature = "serde")]
+    {
+        let json = serde_json::to_string(&world).unwrap();
+        drop(world);
+        serde_json::from_str(&json).unwrap()
     }
+    #[cfg(not(feature = "serde"))]
+    world
 }
 
 /// One relation in the model: source → (target, payload).
@@ -306,6 +333,8 @@ fn run(seed: u64, steps: usize) -> [usize; 4] {
                 if rng.chance(10) {
                     world.clear();
                     model = Model::default();
+                } else if rng.chance(30) {
+                    world = reloaded(world);
                 }
             }
         }
@@ -351,4 +380,49 @@ fn a_denied_despawn_panics_and_says_why() {
     let (owner, thing) = (world.spawn(), world.spawn());
     world.relate(owner, Owns(1), thing).unwrap();
     world.despawn(thing);
+}
+
+/// A hostile save does not load: a link to an entity that is not alive, a
+/// cycle in a `tree` relation, a source named twice.
+#[cfg(feature = "serde")]
+#[test]
+fn a_broken_saved_relation_does_not_load() {
+    let mut world = Scene::new();
+    let (a, b) = (world.spawn(), world.spawn());
+    world.relate(a, ChildOf, b).unwrap();
+    let json = serde_json::to_string(&world).unwrap();
+    let loaded: Scene = serde_json::from_str(&json).unwrap();
+    assert_eq!(loaded.children.of(b), [a], "the reverse index is rebuilt");
+
+    let saved_link = format!(
+        "[{},{},null]",
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap()
+    );
+    let cycle = format!(
+        "[{},{},null]",
+        serde_json::to_string(&b).unwrap(),
+        serde_json::to_string(&a).unwrap()
+    );
+    let cyclic = json.replace(&saved_link, &format!("{saved_link},{cycle}"));
+    assert_ne!(cyclic, json, "the test found the saved link");
+    let error = serde_json::from_str::<Scene>(&cyclic)
+        .err()
+        .expect("a cycle does not load");
+    assert!(error.to_string().contains("child_of"), "{error}");
+
+    let twice = json.replace(&saved_link, &format!("{saved_link},{saved_link}"));
+    assert!(
+        serde_json::from_str::<Scene>(&twice).is_err(),
+        "a source named twice"
+    );
+
+    world.despawn(a);
+    let dead = serde_json::to_string(&world)
+        .unwrap()
+        .replace("\"child_of\":[]", &format!("\"child_of\":[{saved_link}]"));
+    assert!(
+        serde_json::from_str::<Scene>(&dead).is_err(),
+        "a dead source does not load"
+    );
 }

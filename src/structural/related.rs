@@ -221,3 +221,23 @@ pub(crate) fn clear<W: Storages>(world: &mut W) {
     }
     world.each_relation(&mut Clear, TOKEN);
 }
+
+/// A loaded world's relations: each checked (see `Sides::loaded`), and
+/// its reverse index built. `Err` names the relation and the link.
+#[cfg(feature = "serde")]
+pub(crate) fn loaded<W: Storages>(world: &mut W) -> Result<(), alloc::string::String> {
+    struct Loaded(Result<(), alloc::string::String>);
+    impl<W> EachRelation<W> for Loaded {
+        fn visit<R>(&mut self, world: &mut W)
+        where
+            W: Relates<R>,
+        {
+            if self.0.is_ok() {
+                self.0 = world.sides().loaded(W::NAME, W::TREE);
+            }
+        }
+    }
+    let mut loaded = Loaded(Ok(()));
+    world.each_relation(&mut loaded, TOKEN);
+    loaded.0
+}
