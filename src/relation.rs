@@ -105,8 +105,11 @@ pub struct Links<R> {
 /// assert_eq!(town.likes.get(b).map(|l| l.0), Some(9));
 /// ```
 pub struct Sources<R> {
-    /// By target index: the target's handle and its sources.
-    lists: Vec<Option<(Entity, Vec<Entity>)>>,
+    /// By target index: the place of its list in `lists` (`NO_LIST`: none),
+    /// 4 bytes an index, so the entities that are no target cost little.
+    places: Vec<u32>,
+    /// Each target's handle and its sources, packed.
+    lists: Vec<(Entity, Vec<Entity>)>,
     pair: u64,
     changes: u64,
     relation: core::marker::PhantomData<fn() -> R>,
@@ -126,6 +129,7 @@ impl<R> Default for Links<R> {
 impl<R> Default for Sources<R> {
     fn default() -> Self {
         Sources {
+            places: Vec::new(),
             lists: Vec::new(),
             pair: 0,
             changes: 0,
@@ -165,7 +169,7 @@ impl<R> fmt::Debug for Links<R> {
 impl<R> fmt::Debug for Sources<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map()
-            .entries(self.lists.iter().flatten().map(|(t, list)| (t, list)))
+            .entries(self.lists.iter().map(|(t, list)| (t, list)))
             .finish()
     }
 }
@@ -299,26 +303,53 @@ impl<R> Sources<R> {
     /// ```
     #[inline]
     pub fn of(&self, target: Entity) -> &[Entity] {
-        match self.lists.get(target.index() as usize) {
-            Some(Some((owner, list))) if *owner == target => list,
-            _ => &[],
+        match self.place(target) {
+            Some(place) => &self.lists[place].1,
+            None => &[],
         }
+    }
+
+    /// Where `target`'s list is, if it has one.
+    #[inline]
+    fn place(&self, target: Entity) -> Option<usize> {
+        let place = *self.places.get(target.index() as usize)? as usize;
+        self.lists
+            .get(place)
+            .filter(|(owner, _)| *owner == target)
+            .map(|_| place)
     }
 
     /// The list of `target`, made if needed.
     fn list_mut(&mut self, target: Entity) -> &mut Vec<Entity> {
-        let index = target.index() as usize;
-        if self.lists.len() <= index {
-            self.lists.resize_with(index + 1, || None);
+        let place = match self.place(target) {
+            Some(place) => place,
+            None => {
+                let index = target.index() as usize;
+                if self.places.len() <= index {
+                    self.places.resize(index + 1, NO_LIST);
+                }
+                self.places[index] = self.lists.len() as u32;
+                self.lists.push((target, Vec::new()));
+                self.lists.len() - 1
+            }
+        };
+        &mut self.lists[place].1
+    }
+
+    /// `target`'s list goes (it is empty): the last list takes its place.
+    fn drop_list(&mut self, target: Entity) {
+        if let Some(place) = self.place(target) {
+            self.lists.swap_remove(place);
+            self.places[target.index() as usize] = NO_LIST;
+            if let Some((moved, _)) = self.lists.get(place) {
+                self.places[moved.index() as usize] = place as u32;
+            }
         }
-        let slot = &mut self.lists[index];
-        match slot {
-            Some((owner, _)) if *owner == target => {}
-            _ => *slot = Some((target, Vec::new())),
-        }
-        &mut slot.as_mut().expect("just made").1
     }
 }
+
+/// A target index with no list.
+const NO_LIST: u32 = u32::MAX;
 
 /// The two sides of one relation, borrowed together from a world (what
 /// `world!` implements [`Relates`] with). Not public API.
@@ -424,7 +455,7 @@ impl<R> Sides<'_, R> {
             }
         }
         if list.is_empty() {
-            self.sources.lists[link.target.index() as usize] = None;
+            self.sources.drop_list(link.target);
         }
         self.changed();
         Some(link.payload)
@@ -459,6 +490,7 @@ impl<R> Sides<'_, R> {
     pub(crate) fn clear(&mut self) {
         self.links.links.clear();
         self.links.len = 0;
+        self.sources.places.clear();
         self.sources.lists.clear();
         self.changed();
     }
