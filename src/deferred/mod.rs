@@ -185,11 +185,12 @@ fn apply_held<W: Storages, A: Applier>(world: &mut W, queues: &mut W::Queues, ho
             Standing::Dead
         };
         match (rule(Change::Despawn, standing), alive) {
-            // A `deny` relation refused it: the entity stays.
-            (Outcome::Done, Some(real))
-                if crate::structural::despawn::despawn(world, real).is_err() =>
-            {
-                how.refused(entity, CommandKind::Despawn, None, RejectReason::Denied);
+            (Outcome::Done, Some(real)) => {
+                let refused = crate::structural::despawn::despawn(world, real).is_err();
+                // A `deny` relation refused it: the entity stays.
+                if refused {
+                    how.refused(entity, CommandKind::Despawn, None, RejectReason::Denied);
+                }
             }
             (Outcome::Refused(reason), _) => {
                 how.refused(entity, CommandKind::Despawn, None, reason)

@@ -473,7 +473,7 @@ macro_rules! __world_hooks_split {
 macro_rules! __world_relations {
     (@name $name:ident @lines [$( ($rel:ident ($rty:ty) $rev:ident [$($policy:ident)*]) )*]) => {
         impl $crate::__private::Related for $name {
-            const RELATED: bool = false $(|| { let _ = $crate::__private::core::stringify!($rel); true })*;
+            const RELATED: bool = !<[&str]>::is_empty(&[$($crate::__private::core::stringify!($rel)),*]);
 
             #[inline]
             #[allow(unused_variables)]

@@ -39,7 +39,7 @@ pub(crate) fn despawn<W: Storages>(world: &mut W, entity: Entity) -> Result<bool
                     world,
                     despawned: 0,
                 };
-                taken.into_iter().for_each(|one| batch.take(one));
+                taken.into_iter().for_each(|one| batch.take_alive(one));
             });
             return Ok(true);
         }
@@ -74,13 +74,10 @@ pub(crate) fn despawn_batch<W: Storages>(
                 let Ok(taken) = related::cascade(batch.world, entity) else {
                     return;
                 };
-                taken.into_iter().for_each(|one| batch.take(one));
+                taken.into_iter().for_each(|one| batch.take_alive(one));
                 return;
             }
-            // Counted first: if a `Drop` panics, the guard still sees it.
-            batch.despawned += 1;
-            react::leaving_all(batch.world, entity);
-            batch.world.each(&mut Despawn::<false>(entity), TOKEN);
+            batch.take(entity);
         });
         batch.despawned
     })
@@ -139,15 +136,24 @@ struct Batch<'a, W: Storages> {
 }
 
 impl<W: Storages> Batch<'_, W> {
-    /// Despawns `one`, taken by a relation's despawn (its links undone
-    /// first), if it is still alive.
-    fn take(&mut self, one: Entity) {
-        if self.world.allocator(TOKEN).is_alive(one) {
-            // Counted first: if a `Drop` panics, the guard still sees it.
-            self.despawned += 1;
-            related::unlink_all(self.world, one);
-            react::leaving_all(self.world, one);
-            self.world.each(&mut Despawn::<false>(one), TOKEN);
+    /// Despawns `entity`, which is alive (its links undone first, in a
+    /// world with relations).
+    #[inline]
+    fn take(&mut self, entity: Entity) {
+        // Counted first: if a `Drop` panics, the guard still sees it.
+        self.despawned += 1;
+        if W::RELATED {
+            related::unlink_all(self.world, entity);
+        }
+        react::leaving_all(self.world, entity);
+        self.world.each(&mut Despawn::<false>(entity), TOKEN);
+    }
+
+    /// [`take`](Self::take) for an entity a relation's despawn took, if it
+    /// is still alive (an earlier despawn of the batch may have taken it).
+    fn take_alive(&mut self, entity: Entity) {
+        if self.world.allocator(TOKEN).is_alive(entity) {
+            self.take(entity);
         }
     }
 }
@@ -238,11 +244,9 @@ impl<W: Storages> EachStorage<W> for Clear {
             drop(taken);
         } else {
             // Values and entities are parallel (the dense arrays).
-            world.queued(TOKEN).pending.dirty = true;
-            let removed = world.pending_removed();
             for (owner, value) in owners.into_iter().zip(taken) {
                 match owner {
-                    Some(entity) => removed.push((entity, value)),
+                    Some(entity) => react::removed::<W, C>(world, entity, value),
                     None => drop(value),
                 }
             }

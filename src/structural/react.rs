@@ -28,15 +28,13 @@ where
 {
     if const { W::HOOKED && B::INDICES.len() == 1 && contains(W::ON_ADD, B::INDICES[0]) } {
         // One component, hooked: its list, with no search.
-        let pending = &mut world.queued(TOKEN).pending;
-        pending.dirty = true;
-        let index = B::INDICES[0];
-        if pending.added.len() <= index {
-            pending.added.resize_with(W::FIELDS.len(), Default::default);
-        }
-        pending.added[index].extend(entities.clone());
+        list_added::<W, E>(world, B::INDICES[0], entities.clone());
     } else if const { W::HOOKED && overlaps(W::ON_ADD, B::INDICES) } {
-        pend_added::<W, B, E>(world, entities.clone());
+        for &index in B::INDICES {
+            if contains(W::ON_ADD, index) {
+                list_added::<W, E>(world, index, entities.clone());
+            }
+        }
     }
     crate::group::entered::<W, B, E>(world, entities);
 }
@@ -48,25 +46,15 @@ pub(crate) fn replaced<W: Storages, B: BundleParts<W>>(world: &mut W, entity: En
     crate::group::entered::<W, B, _>(world, core::iter::once(entity));
 }
 
-/// Lists `entities` for the `on_add` hooks of each of `B`'s components
-/// that has them.
-fn pend_added<W, B, E>(world: &mut W, entities: E)
-where
-    W: Storages,
-    B: BundleParts<W>,
-    E: ExactSizeIterator<Item = Entity> + Clone,
-{
+/// Lists `entities` for the `on_add` hooks of the component at `index`.
+#[inline]
+fn list_added<W: Storages, E: Iterator<Item = Entity>>(world: &mut W, index: usize, entities: E) {
     let pending = &mut world.queued(TOKEN).pending;
     pending.dirty = true;
-    let added = &mut pending.added;
-    for &index in B::INDICES {
-        if contains(W::ON_ADD, index) {
-            if added.len() <= index {
-                added.resize_with(W::FIELDS.len(), Default::default);
-            }
-            added[index].extend(entities.clone());
-        }
+    if pending.added.len() <= index {
+        pending.added.resize_with(W::FIELDS.len(), Default::default);
     }
+    pending.added[index].extend(entities);
 }
 
 /// Before `entity` loses the components of the bundle `B` (each value is
