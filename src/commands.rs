@@ -13,6 +13,7 @@ use crate::in_step;
 use crate::plumbing::BundleParts;
 use crate::plumbing::{ColumnAccess, Storages};
 use crate::queue::OnPresent;
+use crate::relation::{Related, Relates, RelationOp};
 use crate::seal::TOKEN;
 use crate::structural;
 use crate::{Contains, Entity};
@@ -26,18 +27,24 @@ pub use crate::deferred::{CommandKind, RejectReason};
 // order, and the buffer's `progress` holds the report so far.
 
 /// Applies a command buffer to a world (what [`World::apply`](crate::World::apply)
-/// does): spawns, then the queues (removals, additions, despawns) through
+/// does): spawns, then the queues (removals, additions, relates and unrelates, despawns) through
 /// the one apply loop of the world's deferred changes.
 pub(crate) fn apply<W: Storages>(world: &mut W, commands: &mut Commands<W>) -> ApplyReport {
     in_step::sync_all(world);
     commands.spawn_real_entities(world);
     let Commands {
         queues,
+        relations,
         progress,
         len,
         ..
     } = commands;
-    deferred::apply(world, queues, &mut Buffer { progress, len });
+    deferred::apply(
+        world,
+        queues,
+        Some(relations),
+        &mut Buffer { progress, len },
+    );
     commands.finish_apply()
 }
 
@@ -175,11 +182,11 @@ pub fn advance_reservations_for_tests(n: u64) {
     );
 }
 
-/// A buffer of deferred changes for the world `W`: add, remove, despawn and
-/// spawn. Fill it while the world is borrowed (inside a query), then apply it
-/// with [`World::apply`](crate::World::apply), which applies spawns, then
-/// removals, then additions, then despawns, and reports every command it
-/// could not apply.
+/// A buffer of deferred changes for the world `W`: add, remove, despawn,
+/// spawn, relate and unrelate. Fill it while the world is borrowed (inside
+/// a query), then apply it with [`World::apply`](crate::World::apply),
+/// which applies spawns, then removals, then additions, then relates and
+/// unrelates, then despawns, and reports every command it could not apply.
 ///
 /// `Commands::new()` needs no world: `W` is inferred from the `apply` call.
 /// A buffer can be kept and reused; `apply` leaves it empty. Dropping a
@@ -216,6 +223,8 @@ pub fn advance_reservations_for_tests(n: u64) {
 /// ```
 pub struct Commands<W: Storages> {
     pub(crate) queues: <W as Storages>::Queues,
+    /// One queue per relation: relates and unrelates.
+    relations: <W as Related>::Queued,
     /// Reserved handles handed out since the last completed apply, by
     /// ordinal; those from `progress.made.len()` on are spawns still queued.
     reserved: usize,
@@ -246,6 +255,7 @@ impl<W: Storages> Commands<W> {
     pub fn new() -> Self {
         Commands {
             queues: <W as Storages>::Queues::default(),
+            relations: Default::default(),
             reserved: 0,
             progress: ApplyReport::new(),
             len: 0,
@@ -394,6 +404,72 @@ impl<W: Storages> Commands<W> {
         self.len += 1;
     }
 
+    /// Queues relating `source` to `target` by the relation `R`, with
+    /// `payload` on the link, as [`World::relate`](crate::World::relate)
+    /// does. Relates and unrelates are applied after the additions and
+    /// before the despawns (relations in declaration order, each in the
+    /// order queued), so reserved handles work, and a despawn queued in the
+    /// same buffer sees the link. Rejected (and reported, the payload
+    /// dropped) if, at apply, the source is dead
+    /// ([`RejectReason::DeadEntity`]), or the target is dead, it is the
+    /// source, or the link would close a cycle in a `tree` relation
+    /// ([`RejectReason::Relate`]).
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// struct ChildOf;
+    /// struct Name(&'static str);
+    /// world! {
+    ///     struct Scene<Name>;
+    ///     relations { child_of: ChildOf -> children [despawn, tree]; }
+    /// }
+    ///
+    /// let mut scene = Scene::new();
+    /// let ship = scene.spawn_with((Name("ship"),));
+    /// let mut commands = Commands::new();
+    /// let gun = commands.spawn_with((Name("gun"),));
+    /// commands.relate(gun, ChildOf, ship);
+    /// let report = scene.apply(&mut commands);
+    /// let gun = report.entity(gun).unwrap();
+    /// assert_eq!(scene.children.of(ship), [gun]);
+    /// ```
+    pub fn relate<R>(&mut self, source: Entity, payload: R, target: Entity)
+    where
+        W: Relates<R>,
+    {
+        <W as Relates<R>>::queue(&mut self.relations)
+            .push(RelationOp::Relate(source, payload, target));
+        self.len += 1;
+    }
+
+    /// Queues undoing `source`'s link in the relation `R`, as
+    /// [`World::unrelate`](crate::World::unrelate) does (the payload is
+    /// dropped). Applied with the relates, in the order queued. Rejected
+    /// (and reported) if `source` is dead at apply; does nothing if it is
+    /// not related.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct ChildOf;
+    /// # struct Tag;
+    /// # world! { struct Scene<Tag>; relations { child_of: ChildOf -> children; } }
+    /// let mut scene = Scene::new();
+    /// let (ship, gun) = (scene.spawn(), scene.spawn());
+    /// scene.relate(gun, ChildOf, ship).unwrap();
+    /// let mut commands = Commands::new();
+    /// commands.unrelate::<ChildOf>(gun);
+    /// assert!(scene.apply(&mut commands).is_clean());
+    /// assert!(scene.children.of(ship).is_empty());
+    /// ```
+    pub fn unrelate<R>(&mut self, source: Entity)
+    where
+        W: Relates<R>,
+    {
+        <W as Relates<R>>::queue(&mut self.relations).push(RelationOp::Unrelate(source));
+        self.len += 1;
+    }
+
     /// Queues spawning an entity and returns a *reserved* handle for it. The
     /// handle works in later commands of this buffer (add, remove, despawn);
     /// at apply it becomes a real entity, listed in
@@ -534,7 +610,8 @@ pub struct Rejected {
     pub entity: Entity,
     /// What the command was.
     pub command: CommandKind,
-    /// The component's type name, for adds and removes.
+    /// The component's type name, for adds and removes; the relation's
+    /// type name, for relates and unrelates.
     pub component: Option<&'static str>,
     /// Why it was rejected.
     pub reason: RejectReason,
@@ -550,6 +627,8 @@ impl fmt::Display for Rejected {
             CommandKind::Insert => write!(f, "insert of `{component}` on entity {entity}")?,
             CommandKind::Remove => write!(f, "remove of `{component}` from entity {entity}")?,
             CommandKind::Despawn => write!(f, "despawn of entity {entity}")?,
+            CommandKind::Relate => write!(f, "relate by `{component}` of entity {entity}")?,
+            CommandKind::Unrelate => write!(f, "unrelate by `{component}` of entity {entity}")?,
         }
         match self.reason {
             RejectReason::DeadEntity => f.write_str(" rejected: the entity is not alive"),
@@ -561,6 +640,11 @@ impl fmt::Display for Rejected {
             }
             RejectReason::Denied => f.write_str(
                 " rejected: the entity is the target of a `deny` relation (unrelate its sources first)",
+            ),
+            RejectReason::Relate(kind) => write!(
+                f,
+                " rejected: {}",
+                crate::relation::RelateError::new(kind, ())
             ),
         }
     }

@@ -280,7 +280,7 @@ pub mod __private {
     };
     pub use crate::query::terms::DistinctTerms;
     pub use crate::queue::{Despawns, Queue};
-    pub use crate::relation::{EachRelation, Policy, Related, Sides};
+    pub use crate::relation::{EachRelation, Policy, Related, RelationQueue, Sides};
     pub use crate::seal::Token;
     pub use crate::sparse_map::track::TrackKind;
     pub use crate::structural::batch::extend;

@@ -35,7 +35,7 @@ use core::mem;
 /// [`World`](crate::World) methods, which every `Storages` gets. Not public
 /// API: named only as `typed_ecs::__private::Storages`, by the macro; its
 /// methods take a [`Token`].
-pub trait Storages: Sized + 'static {
+pub trait Storages: Sized + 'static + crate::relation::Related {
     /// The world's type name, as written in `world!`.
     const WORLD: &'static str;
 
@@ -80,18 +80,6 @@ pub trait Storages: Sized + 'static {
 
     /// The storage index of every component with an `on_remove` hook.
     const ON_REMOVE: &'static [usize];
-
-    /// `true` if the world declares relations (`relations { … }`): a
-    /// despawn unlinks, cascades or is refused by their policies.
-    const RELATED: bool;
-
-    /// Calls `visitor.visit::<R>(self)` for each relation `R`, in
-    /// declaration order (none for a world without relations).
-    fn each_relation<V: crate::relation::EachRelation<Self>>(
-        &mut self,
-        visitor: &mut V,
-        token: Token,
-    );
 
     /// Runs the hooks of what is pending (see `hooks.rs`), and, at a sync
     /// point (`sync`), the `on_change` hooks. Empty for a world without

@@ -415,10 +415,40 @@ impl<R> Sides<'_, R> {
         self.sources.changes = self.links.changes;
     }
 
+    /// Relates `source` to `target` with `payload`, if both are alive and
+    /// distinct and, in a `tree` relation, the link closes no cycle: what
+    /// `World::relate` and an applied `Commands::relate` both do. The
+    /// previous link of `source`, if any, goes (its payload returned).
+    pub(crate) fn relate(
+        &mut self,
+        source: Entity,
+        payload: R,
+        target: Entity,
+        tree: bool,
+    ) -> Result<Option<R>, RelateError<R>> {
+        let error = if !self.entities.is_alive(source) {
+            Some(RelateErrorKind::DeadSource)
+        } else if !self.entities.is_alive(target) {
+            Some(RelateErrorKind::DeadTarget)
+        } else if source == target {
+            Some(RelateErrorKind::SelfRelation)
+        } else {
+            None
+        };
+        if let Some(kind) = error {
+            return Err(RelateError::new(kind, payload));
+        }
+        self.in_step();
+        if tree && self.would_cycle(source, target) {
+            return Err(RelateError::new(RelateErrorKind::Cycle, payload));
+        }
+        Ok(self.link(source, payload, target))
+    }
+
     /// Links `source` to `target` with `payload`; the previous link of
     /// `source`, if any, goes (its payload returned). The caller checked
     /// both alive, distinct, and the tree rule.
-    pub(crate) fn link(&mut self, source: Entity, payload: R, target: Entity) -> Option<R> {
+    fn link(&mut self, source: Entity, payload: R, target: Entity) -> Option<R> {
         let old = self.unlink(source);
         let list = self.sources.list_mut(target);
         let slot = list.len() as u32;
@@ -436,6 +466,13 @@ impl<R> Sides<'_, R> {
         self.links.len += 1;
         self.changed();
         old
+    }
+
+    /// Undoes `source`'s link, if any, with both sides in step first: what
+    /// `World::unrelate` and an applied `Commands::unrelate` do.
+    pub(crate) fn unrelate(&mut self, source: Entity) -> Option<R> {
+        self.in_step();
+        self.unlink(source)
     }
 
     /// Unlinks `source` from its target: O(1). Its payload, if it was
@@ -503,7 +540,7 @@ impl<R> Sides<'_, R> {
     label = "`{Self}` declares no relation `{R}`",
     note = "declare it in the `world!` of `{Self}`: `relations {{ name: {R} -> reverse_name; }}` (policies in brackets: `[despawn]`, `[deny]`, `[tree]`)"
 )]
-pub trait Relates<R> {
+pub trait Relates<R>: Related {
     /// What happens to a target's sources when it is despawned.
     #[doc(hidden)]
     const POLICY: Policy;
@@ -516,6 +553,10 @@ pub trait Relates<R> {
     /// The two sides, and the allocator.
     #[doc(hidden)]
     fn sides(&mut self) -> Sides<'_, R>;
+
+    /// The queue of `R`'s commands in a command buffer's relation queues.
+    #[doc(hidden)]
+    fn queue(queued: &mut Self::Queued) -> &mut RelationQueue<R>;
 }
 
 /// Why `relate` refused; the payload is handed back.
@@ -622,6 +663,52 @@ impl<R> fmt::Display for RelateError<R> {
 
 impl<R> core::error::Error for RelateError<R> {}
 
+/// One relation's queued commands in a [`Commands`](crate::Commands)
+/// buffer, in the order queued: a relate (`source`, payload, `target`) or
+/// an unrelate (`Some`/`None` payload). Not public API.
+#[doc(hidden)]
+pub struct RelationQueue<R> {
+    ops: alloc::collections::VecDeque<RelationOp<R>>,
+}
+
+/// A queued relation command.
+pub(crate) enum RelationOp<R> {
+    /// `Commands::relate(source, payload, target)`.
+    Relate(Entity, R, Entity),
+    /// `Commands::unrelate::<R>(source)`.
+    Unrelate(Entity),
+}
+
+impl<R> Default for RelationQueue<R> {
+    fn default() -> Self {
+        RelationQueue {
+            ops: alloc::collections::VecDeque::new(),
+        }
+    }
+}
+
+impl<R> fmt::Debug for RelationQueue<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RelationQueue")
+            .field("len", &self.ops.len())
+            .finish()
+    }
+}
+
+impl<R> RelationQueue<R> {
+    /// Queues `op` last.
+    #[inline]
+    pub(crate) fn push(&mut self, op: RelationOp<R>) {
+        self.ops.push_back(op);
+    }
+
+    /// Takes the first command queued.
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<RelationOp<R>> {
+        self.ops.pop_front()
+    }
+}
+
 /// A visitor of every relation of a world (see `Storages::each_relation`).
 /// Not public API.
 #[doc(hidden)]
@@ -638,6 +725,9 @@ pub trait EachRelation<W> {
 pub trait Related: Sized {
     /// `true` if the world declares relations.
     const RELATED: bool;
+    /// One [`RelationQueue`] per relation: a command buffer's queued
+    /// relates and unrelates.
+    type Queued: Default;
     /// Calls `visitor.visit::<R>(self)` for each relation `R`, in
     /// declaration order.
     fn each_relation<V: EachRelation<Self>>(&mut self, visitor: &mut V);

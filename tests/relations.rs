@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rng::Rng;
 use typed_ecs::prelude::*;
-use typed_ecs::{Links, RejectReason, RelateErrorKind, Sources};
+use typed_ecs::{CommandKind, Links, RejectReason, RelateErrorKind, Sources};
 
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -191,18 +191,19 @@ fn check(seed: u64, world: &mut Scene, model: &Model) {
     );
 }
 
-fn run(seed: u64, steps: usize) -> [usize; 4] {
+fn run(seed: u64, steps: usize) -> [usize; 5] {
     let mut rng = Rng::new(seed);
     let mut world = Scene::new();
     let mut model = Model::default();
     // What happened, to check the runs exercised every path.
     let (mut cascades, mut denied, mut cycles, mut misuse) = (0, 0, 0, 0);
+    let mut commands_cycles = 0;
     for step in 0..steps {
         let alive: Vec<Entity> = model.alive.iter().copied().collect();
         let pick = |rng: &mut Rng| -> Option<Entity> {
             (!alive.is_empty()).then(|| alive[rng.index(alive.len())])
         };
-        match rng.below(14) {
+        match rng.below(15) {
             0..=2 => {
                 let e = world.spawn_with((Node(step as u64),));
                 model.alive.insert(e);
@@ -311,6 +312,85 @@ fn run(seed: u64, steps: usize) -> [usize; 4] {
                 }
                 world.despawn_batch(batch);
             }
+            14 => {
+                // Relates and unrelates through a command buffer, with a
+                // spawn (a reserved handle) and perhaps a despawn.
+                let mut commands = Commands::<Scene>::new();
+                let fresh = commands.spawn_with((Node(step as u64),));
+                let mut ops = Vec::new();
+                for _ in 0..1 + rng.below(5) {
+                    let pick_or_fresh = |rng: &mut Rng| {
+                        if rng.chance(25) {
+                            Some(fresh)
+                        } else {
+                            pick(rng)
+                        }
+                    };
+                    let (Some(s), Some(t)) = (pick_or_fresh(&mut rng), pick_or_fresh(&mut rng))
+                    else {
+                        continue;
+                    };
+                    let relation = rng.below(3) as usize;
+                    let payload = rng.below(100) as u32;
+                    let relate = rng.chance(75);
+                    match (relation, relate) {
+                        (0, true) => commands.relate(s, ChildOf, t),
+                        (1, true) => commands.relate(s, Targets(payload), t),
+                        (_, true) => commands.relate(s, Owns(payload), t),
+                        (0, false) => commands.unrelate::<ChildOf>(s),
+                        (1, false) => commands.unrelate::<Targets>(s),
+                        (_, false) => commands.unrelate::<Owns>(s),
+                    }
+                    ops.push((relation, relate, s, t, payload));
+                }
+                let despawn = pick(&mut rng).filter(|_| rng.chance(30));
+                if let Some(e) = despawn {
+                    commands.despawn(e);
+                }
+                let report = world.apply(&mut commands);
+                let real = report.entity(fresh).expect("spawned");
+                model.alive.insert(real);
+                let resolve = |e: Entity| if e == fresh { real } else { e };
+                // Relations in declaration order, each in the order queued.
+                let mut expected = Vec::new();
+                for relation in 0..3 {
+                    for &(r, relate, s, t, payload) in &ops {
+                        if r != relation {
+                            continue;
+                        }
+                        let (s, t) = (resolve(s), resolve(t));
+                        if !relate {
+                            match r {
+                                0 => model.child_of.remove(&s),
+                                1 => model.targets.remove(&s),
+                                _ => model.owns.remove(&s),
+                            };
+                            continue;
+                        }
+                        if s == t {
+                            expected.push(RejectReason::Relate(RelateErrorKind::SelfRelation));
+                        } else if r == 0 && model.would_cycle(s, t) {
+                            commands_cycles += 1;
+                            expected.push(RejectReason::Relate(RelateErrorKind::Cycle));
+                        } else {
+                            let graph = match r {
+                                0 => &mut model.child_of,
+                                1 => &mut model.targets,
+                                _ => &mut model.owns,
+                            };
+                            graph.insert(s, (t, if r == 0 { 0 } else { payload }));
+                        }
+                    }
+                }
+                if let Some(e) = despawn {
+                    match model.cascade(e) {
+                        Ok(taken) => model.despawned(&taken),
+                        Err(_) => expected.push(RejectReason::Denied),
+                    }
+                }
+                let got: Vec<RejectReason> = report.rejected().iter().map(|r| r.reason).collect();
+                assert_eq!(got, expected, "seed {seed}: the report");
+            }
             12 => {
                 // Misuse of the public fields: taken, cloned, swapped.
                 misuse += 1;
@@ -340,19 +420,20 @@ fn run(seed: u64, steps: usize) -> [usize; 4] {
         }
         check(seed, &mut world, &model);
     }
-    [cascades, denied, cycles, misuse]
+    [cascades, denied, cycles, misuse, commands_cycles]
 }
 
 #[test]
 fn both_sides_agree_with_the_model_through_every_path() {
-    let mut seen = [0; 4];
+    let mut seen = [0; 5];
     for seed in 0..30 {
         let counts = run(seed, 600);
         for (total, count) in seen.iter_mut().zip(counts) {
             *total += count;
         }
     }
-    // Cascades, refusals, cycles and misuse all happened.
+    // Cascades, refusals, cycles (direct and through commands) and misuse
+    // all happened.
     assert!(seen.iter().all(|&n| n > 10), "{seen:?}");
 }
 
@@ -425,4 +506,180 @@ fn a_broken_saved_relation_does_not_load() {
         serde_json::from_str::<Scene>(&dead).is_err(),
         "a dead source does not load"
     );
+}
+
+/// A command buffer's relates: applied after its spawns and additions and
+/// before its despawns; each refusal reported with the relation's name,
+/// the payload dropped.
+#[test]
+fn commands_relate_in_order_and_report_refusals() {
+    let mut world = Scene::new();
+    let (ship, dead) = (world.spawn(), world.spawn());
+    world.despawn(dead);
+    let mut commands = Commands::<Scene>::new();
+    let gun = commands.spawn();
+    commands.relate(gun, ChildOf, ship);
+    // The despawn is applied last, and takes the gun (`despawn` policy).
+    commands.despawn(ship);
+    commands.relate(gun, Targets(1), dead);
+    commands.relate(dead, Targets(2), ship);
+    commands.unrelate::<Owns>(dead);
+    commands.relate(ship, Owns(3), ship);
+    assert_eq!(commands.len(), 7);
+    let report = world.apply(&mut commands);
+    let gun = report.entity(gun).unwrap();
+    assert!(
+        !world.is_alive(gun) && !world.is_alive(ship),
+        "the cascade took the gun"
+    );
+    let rejected: Vec<String> = report.rejected().iter().map(|r| r.to_string()).collect();
+    assert_eq!(
+        report
+            .rejected()
+            .iter()
+            .map(|r| (r.command, r.reason))
+            .collect::<Vec<_>>(),
+        [
+            (
+                CommandKind::Relate,
+                RejectReason::Relate(RelateErrorKind::DeadTarget)
+            ),
+            (CommandKind::Relate, RejectReason::DeadEntity),
+            (CommandKind::Unrelate, RejectReason::DeadEntity),
+            (
+                CommandKind::Relate,
+                RejectReason::Relate(RelateErrorKind::SelfRelation)
+            ),
+        ],
+        "{rejected:?}"
+    );
+    assert!(
+        rejected[0].contains("relations::Targets") && rejected[0].contains("target is not alive"),
+        "{rejected:?}"
+    );
+    assert!(commands.is_empty());
+}
+
+thread_local! {
+    static LIVE: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+}
+
+/// A payload that counts its live values.
+struct Counted;
+
+impl Counted {
+    fn new() -> Self {
+        LIVE.with(|live| live.set(live.get() + 1));
+        Counted
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        LIVE.with(|live| live.set(live.get() - 1));
+    }
+}
+
+world! {
+    struct Counting<Node>;
+    relations {
+        holds: Counted -> held_by [despawn];
+    }
+}
+
+/// Every payload is dropped exactly once, whichever way its link ends:
+/// replaced, unrelated, refused, cascaded, cleared, or with the world.
+#[test]
+fn every_payload_is_dropped_once() {
+    for seed in 0..20 {
+        let mut rng = Rng::new(seed);
+        let mut world = Counting::new();
+        for _ in 0..400 {
+            let alive: Vec<Entity> = world.entities.iter().collect();
+            let pick = |rng: &mut Rng| alive.get(rng.index(alive.len().max(1))).copied();
+            match rng.below(8) {
+                0 | 1 => {
+                    world.spawn();
+                }
+                2 | 3 => {
+                    if let (Some(s), Some(t)) = (pick(&mut rng), pick(&mut rng)) {
+                        drop(world.relate(s, Counted::new(), t));
+                    }
+                }
+                4 => {
+                    let mut commands = Commands::new();
+                    for _ in 0..3 {
+                        let s = pick(&mut rng).unwrap_or_else(|| commands.spawn());
+                        let t = pick(&mut rng).unwrap_or_else(|| commands.spawn());
+                        commands.relate(s, Counted::new(), t);
+                        if rng.chance(20) {
+                            commands.unrelate::<Counted>(t);
+                        }
+                    }
+                    if rng.chance(10) {
+                        drop(commands); // never applied
+                    } else {
+                        let _ = world.apply(&mut commands);
+                    }
+                }
+                5 => {
+                    if let Some(s) = pick(&mut rng) {
+                        drop(world.unrelate::<Counted>(s));
+                    }
+                }
+                6 => {
+                    if let Some(e) = pick(&mut rng) {
+                        world.despawn(e);
+                    }
+                }
+                _ => {
+                    if rng.chance(5) {
+                        world.clear();
+                    }
+                }
+            }
+            let live = LIVE.with(|live| live.get());
+            assert_eq!(live, world.holds.len() as i64, "seed {seed}");
+        }
+        drop(world);
+        assert_eq!(LIVE.with(|live| live.get()), 0, "seed {seed}");
+    }
+}
+
+#[derive(Default)]
+struct Counted2(usize);
+
+world! {
+    struct Family<Node>;
+    resources { counted: Counted2 }
+    relations { child_of: ChildOf -> children [despawn, tree]; }
+}
+
+/// Systems read a relation through `&Links<R>` and `&Sources<R>`, and relate
+/// through their `&mut Commands<W>`, applied at the sync point.
+#[test]
+fn systems_relate_through_their_commands() {
+    fn adopt(nodes: &SparseMap<Node>, links: &Links<ChildOf>, commands: &mut Commands<Family>) {
+        let root = nodes.entities()[0];
+        for &e in &nodes.entities()[1..] {
+            if links.target(e).is_none() {
+                commands.relate(e, ChildOf, root);
+            }
+        }
+    }
+    fn count(children: &Sources<ChildOf>, nodes: &SparseMap<Node>, counted: &mut Counted2) {
+        counted.0 = children.of(nodes.entities()[0]).len();
+    }
+    let mut world = Family::new();
+    for i in 0..5 {
+        world.spawn_with((Node(i),));
+    }
+    let mut schedule = Schedule::new();
+    schedule
+        .add_system(adopt)
+        .add_sync_point()
+        .add_system(count);
+    schedule.run(&mut world);
+    assert_eq!(world.counted.0, 4);
+    assert_eq!(world.child_of.len(), 4);
 }

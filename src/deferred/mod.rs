@@ -49,6 +49,7 @@ use core::any::type_name;
 use crate::error::AddErrorKind;
 use crate::plumbing::{Column, ColumnAccess, EachStorage, EachStorageRef, Storages};
 use crate::queue::{OnPresent, QueueRefusal};
+use crate::relation::{EachRelation, RelateError, RelateErrorKind, Related, Relates, RelationOp};
 use crate::seal::TOKEN;
 use crate::Entity;
 
@@ -150,13 +151,27 @@ impl Applier for OwnQueue {
 /// the structural path. Each change leaves its queue before it is acted
 /// on, and its value is dropped only once the world is consistent: if a
 /// `Drop` panics, everything not taken yet stays queued, in order.
-pub(crate) fn apply<W: Storages, A: Applier>(world: &mut W, queues: &mut W::Queues, how: &mut A) {
+///
+/// A command buffer's relates and unrelates (`relations`) go between the
+/// additions and the despawns: relations in declaration order, each queue
+/// in the order queued.
+pub(crate) fn apply<W: Storages, A: Applier>(
+    world: &mut W,
+    queues: &mut W::Queues,
+    relations: Option<&mut <W as Related>::Queued>,
+    how: &mut A,
+) {
     // The hooks run once, for everything applied.
-    crate::structural::batched(world, |world| apply_held(world, queues, how));
+    crate::structural::batched(world, |world| apply_held(world, queues, relations, how));
 }
 
 /// [`apply`], the hooks held back.
-fn apply_held<W: Storages, A: Applier>(world: &mut W, queues: &mut W::Queues, how: &mut A) {
+fn apply_held<W: Storages, A: Applier>(
+    world: &mut W,
+    queues: &mut W::Queues,
+    relations: Option<&mut <W as Related>::Queued>,
+    how: &mut A,
+) {
     world.each(
         &mut Phase {
             queues: &mut *queues,
@@ -173,6 +188,11 @@ fn apply_held<W: Storages, A: Applier>(world: &mut W, queues: &mut W::Queues, ho
         },
         TOKEN,
     );
+    if let Some(queued) = relations {
+        if W::RELATED {
+            world.each_relation(&mut Relating { queued, how });
+        }
+    }
     let despawns = W::despawns(queues, TOKEN);
     while let Some(entity) = despawns.pop() {
         how.took();
@@ -284,6 +304,64 @@ fn apply_additions<W: ColumnAccess<C>, C, A: Applier>(
     }
 }
 
+/// The relation phase of [`apply`]: each relation's queued relates and
+/// unrelates, in order, by the rules of `World::relate` and
+/// `World::unrelate`.
+struct Relating<'a, W: Related, A> {
+    queued: &'a mut W::Queued,
+    how: &'a mut A,
+}
+
+impl<W: Storages, A: Applier> EachRelation<W> for Relating<'_, W, A> {
+    fn visit<R>(&mut self, world: &mut W)
+    where
+        W: Relates<R>,
+    {
+        let queue = <W as Relates<R>>::queue(self.queued);
+        let relation = Some(type_name::<R>());
+        while let Some(op) = queue.pop() {
+            self.how.took();
+            match op {
+                RelationOp::Relate(source, payload, target) => {
+                    let outcome = match (self.how.resolve(source), self.how.resolve(target)) {
+                        (Some(source), Some(target)) => {
+                            let tree = <W as Relates<R>>::TREE;
+                            world.sides().relate(source, payload, target, tree)
+                        }
+                        // A reserved handle with no entity made for it.
+                        (None, _) => Err(RelateError::new(RelateErrorKind::DeadSource, payload)),
+                        (Some(_), None) => {
+                            Err(RelateError::new(RelateErrorKind::DeadTarget, payload))
+                        }
+                    };
+                    match outcome {
+                        // The world is consistent before the old payload is dropped.
+                        Ok(old) => drop(old),
+                        Err(error) => {
+                            let reason = match error.kind() {
+                                RelateErrorKind::DeadSource => RejectReason::DeadEntity,
+                                kind => RejectReason::Relate(kind),
+                            };
+                            self.how
+                                .refused(source, CommandKind::Relate, relation, reason);
+                            drop(error);
+                        }
+                    }
+                }
+                RelationOp::Unrelate(source) => match alive(world, self.how, source) {
+                    Some(real) => drop(world.sides().unrelate(real)),
+                    None => self.how.refused(
+                        source,
+                        CommandKind::Unrelate,
+                        relation,
+                        RejectReason::DeadEntity,
+                    ),
+                },
+            }
+        }
+    }
+}
+
 // ----- the world's own queue -----
 
 /// Queues `value` to be added to `entity`, which the caller knows is alive,
@@ -336,7 +414,7 @@ pub(crate) fn finalize<W: Storages>(world: &mut W) {
         let queues = core::mem::take(&mut world.queued(TOKEN).queues);
         let mut taken = Taken { world, queues };
         let Taken { world, queues } = &mut taken;
-        apply(*world, queues, &mut OwnQueue);
+        apply(*world, queues, None, &mut OwnQueue);
     }
     // The `on_change` hooks run at sync points.
     crate::structural::sync_point(world);

@@ -1,6 +1,8 @@
 //! What a queued change can be, and why applying it can refuse it: the
 //! words of the rule table and of a [`Commands`](crate::Commands) report.
 
+use crate::RelateErrorKind;
+
 /// What kind of command was rejected. See [`Rejected`](crate::commands::Rejected).
 ///
 /// ```
@@ -20,6 +22,10 @@ pub enum CommandKind {
     Remove,
     /// `Commands::despawn`.
     Despawn,
+    /// `Commands::relate`.
+    Relate,
+    /// `Commands::unrelate`.
+    Unrelate,
 }
 
 /// Why a command was rejected. See [`Rejected`](crate::commands::Rejected).
@@ -40,4 +46,9 @@ pub enum RejectReason {
     /// A `deny` relation refused the despawn: the entity is the target of
     /// a source the despawn would not take (see [`Denied`](crate::Denied)).
     Denied,
+    /// The relate could not be made: its target was not alive, it named
+    /// one entity as source and target, or it would have closed a cycle
+    /// in a `tree` relation. (A source not alive is
+    /// [`DeadEntity`](RejectReason::DeadEntity), as for every command.)
+    Relate(RelateErrorKind),
 }

@@ -305,13 +305,6 @@ macro_rules! __world_storages {
                 &[$($crate::__private::core::stringify!($ty)),+],
             );
 
-            const RELATED: bool = <$name as $crate::__private::Related>::RELATED;
-
-            #[inline]
-            fn each_relation<__V: $crate::__private::EachRelation<Self>>(&mut self, visitor: &mut __V, _: $crate::__private::Token) {
-                <$name as $crate::__private::Related>::each_relation(self, visitor);
-            }
-
             #[inline]
             fn settle(&mut self, sync: bool, _: $crate::__private::Token) {
                 if <Self as $crate::__private::Storages>::HOOKED {

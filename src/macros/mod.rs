@@ -472,20 +472,37 @@ macro_rules! __world_hooks_split {
 #[macro_export]
 macro_rules! __world_relations {
     (@name $name:ident @lines [$( ($rel:ident ($rty:ty) $rev:ident [$($policy:ident)*]) )*]) => {
-        impl $crate::__private::Related for $name {
-            const RELATED: bool = !<[&str]>::is_empty(&[$($crate::__private::core::stringify!($rel)),*]);
+        // The relation queues of a command buffer, a struct out of sight in
+        // a block, so that two worlds of one module do not clash.
+        const _: () = {
+            #[allow(missing_debug_implementations)]
+            pub struct __RelationQueues {
+                $($rel: $crate::__private::RelationQueue<$rty>,)*
+            }
 
-            #[inline]
-            #[allow(unused_variables)]
-            fn each_relation<__V: $crate::__private::EachRelation<Self>>(&mut self, visitor: &mut __V) {
-                $(visitor.visit::<$rty>(self);)*
+            impl $crate::__private::core::default::Default for __RelationQueues {
+                fn default() -> Self {
+                    Self { $($rel: $crate::__private::core::default::Default::default(),)* }
+                }
             }
-        }
-        $(
-            $crate::__world_relations! {
-                @policy $name $rel ($rty) $rev [$($policy)*] @found [Remove] [false]
+
+            impl $crate::__private::Related for $name {
+                const RELATED: bool = !<[&str]>::is_empty(&[$($crate::__private::core::stringify!($rel)),*]);
+                type Queued = __RelationQueues;
+
+                #[inline]
+                #[allow(unused_variables)]
+                fn each_relation<__V: $crate::__private::EachRelation<Self>>(&mut self, visitor: &mut __V) {
+                    $(visitor.visit::<$rty>(self);)*
+                }
             }
-        )*
+
+            $(
+                $crate::__world_relations! {
+                    @policy $name $rel ($rty) $rev [$($policy)*] @found [Remove] [false]
+                }
+            )*
+        };
     };
     (@policy $name:ident $rel:ident ($rty:ty) $rev:ident [] @found [$policy:ident] [$tree:literal]) => {
         impl $crate::Relates<$rty> for $name {
@@ -500,6 +517,11 @@ macro_rules! __world_relations {
                     links: &mut self.$rel,
                     sources: &mut self.$rev,
                 }
+            }
+
+            #[inline]
+            fn queue(queued: &mut <Self as $crate::__private::Related>::Queued) -> &mut $crate::__private::RelationQueue<$rty> {
+                &mut queued.$rel
             }
         }
     };

@@ -9,7 +9,6 @@ use alloc::vec::Vec;
 
 use crate::plumbing::Storages;
 use crate::relation::{Denied, EachRelation, Policy, Relates};
-use crate::seal::TOKEN;
 use crate::Entity;
 
 /// Below this many entities, the set is searched in its list.
@@ -95,7 +94,7 @@ pub(crate) fn cascade<W: Storages>(world: &mut W, entity: Entity) -> Result<Vec<
         all_trees: true,
         ..Kinds::default()
     };
-    world.each_relation(&mut kinds, TOKEN);
+    world.each_relation(&mut kinds);
     let mut taken = Taken {
         order: Vec::from([entity]),
         dedup: kinds.cascading > 1 || !kinds.all_trees,
@@ -106,13 +105,10 @@ pub(crate) fn cascade<W: Storages>(world: &mut W, entity: Entity) -> Result<Vec<
         while at < taken.order.len() {
             let target = taken.order[at];
             at += 1;
-            world.each_relation(
-                &mut Collect {
-                    target,
-                    taken: &mut taken,
-                },
-                TOKEN,
-            );
+            world.each_relation(&mut Collect {
+                target,
+                taken: &mut taken,
+            });
         }
     }
     if kinds.denying {
@@ -121,7 +117,7 @@ pub(crate) fn cascade<W: Storages>(world: &mut W, entity: Entity) -> Result<Vec<
             taken: &taken,
             denied: None,
         };
-        world.each_relation(&mut check, TOKEN);
+        world.each_relation(&mut check);
         if let Some(denied) = check.denied {
             return Err(denied);
         }
@@ -189,7 +185,7 @@ impl<W> EachRelation<W> for DenyCheck<'_> {
 /// Undoes every link of `entity`, which is about to be despawned: its own
 /// (as a source), and its sources' (as a target).
 pub(crate) fn unlink_all<W: Storages>(world: &mut W, entity: Entity) {
-    world.each_relation(&mut Unlink(entity), TOKEN);
+    world.each_relation(&mut Unlink(entity));
 }
 
 struct Unlink(Entity);
@@ -219,7 +215,7 @@ pub(crate) fn clear<W: Storages>(world: &mut W) {
             world.sides().clear();
         }
     }
-    world.each_relation(&mut Clear, TOKEN);
+    world.each_relation(&mut Clear);
 }
 
 /// A loaded world's relations: each checked (see `Sides::loaded`), and
@@ -238,6 +234,6 @@ pub(crate) fn loaded<W: Storages>(world: &mut W) -> Result<(), alloc::string::St
         }
     }
     let mut loaded = Loaded(Ok(()));
-    world.each_relation(&mut loaded, TOKEN);
+    world.each_relation(&mut loaded);
     loaded.0
 }

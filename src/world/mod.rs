@@ -28,7 +28,7 @@ use crate::plumbing::BundleParts;
 use crate::plumbing::TrackedColumn;
 use crate::query::fetch::Access;
 use crate::query::{Join, Query, QueryItem, QueryIter, QueryParts};
-use crate::relation::{Denied, RelateError, RelateErrorKind, Relates};
+use crate::relation::{Denied, RelateError, Relates};
 use crate::seal::TOKEN;
 use crate::structural::{self, batch, despawn, OnPresent};
 use crate::{Contains, Entity, SparseMap};
@@ -405,24 +405,7 @@ pub trait World: Storages {
         Self: Relates<R>,
     {
         let tree = <Self as Relates<R>>::TREE;
-        let mut sides = self.sides();
-        let error = if !sides.entities.is_alive(source) {
-            Some(RelateErrorKind::DeadSource)
-        } else if !sides.entities.is_alive(target) {
-            Some(RelateErrorKind::DeadTarget)
-        } else if source == target {
-            Some(RelateErrorKind::SelfRelation)
-        } else {
-            None
-        };
-        if let Some(kind) = error {
-            return Err(RelateError::new(kind, payload));
-        }
-        sides.in_step();
-        if tree && sides.would_cycle(source, target) {
-            return Err(RelateError::new(RelateErrorKind::Cycle, payload));
-        }
-        Ok(sides.link(source, payload, target))
+        self.sides().relate(source, payload, target, tree)
     }
 
     /// Undoes `source`'s link in the relation `R`, if any: O(1). Returns
@@ -447,9 +430,7 @@ pub trait World: Storages {
     where
         Self: Relates<R>,
     {
-        let mut sides = self.sides();
-        sides.in_step();
-        sides.unlink(source)
+        self.sides().unrelate(source)
     }
 
     /// Despawns every entity of `entities` that is alive, in order, as
@@ -1295,7 +1276,9 @@ pub trait World: Storages {
 
     /// Applies a [`Commands`] buffer, in the same order as
     /// [`finalize_updates`](World::finalize_updates): spawns first (so
-    /// reserved handles get real ones), then removals, additions and
+    /// reserved handles get real ones), then removals, additions, the
+    /// relates and unrelates of [`Commands::relate`] and
+    /// [`Commands::unrelate`] (relations in declaration order), and
     /// despawns. The buffer is left empty and reusable.
     ///
     /// Nothing is dropped silently: a command that cannot be applied (its
