@@ -216,8 +216,8 @@ pub use crate::hooks::{HookKind, HookReport, OnAdd, OnChange, OnRemove, RemovedI
 pub use crate::plumbing::BundleParts;
 pub use crate::query::{
     join, Added, Changed, ChangedMut, ChangedRef, Fetch, FetchItem, Filter, Has, IntoFetch, Join,
-    Lazy, Maybe, Or, Query, QueryItem, QueryIter, QueryMut, QueryParts, QueryTerm, ReadOnly, With,
-    Without, Writable,
+    Lazy, Linked, Maybe, Or, Query, QueryItem, QueryIter, QueryMut, QueryParts, QueryTerm,
+    ReadOnly, Targeted, Unlinked, Up, UpColumn, With, Without, Writable,
 };
 pub use crate::query::{LazyRun, LazyViewMut};
 pub use crate::relation::{Denied, Links, RelateError, RelateErrorKind, Relates, Sources};
@@ -246,9 +246,9 @@ pub use crate::world::World;
 pub mod prelude {
     pub use crate::{
         join, named, AddSystems, Added, Bundle, Changed, Commands, Component, Contains, Entity,
-        EntityAllocator, Events, Has, Links, Local, Maybe, Mut, OnAdd, OnChange, OnRemove, Or,
-        Query, QueryMut, ReadParam, Reader, Schedule, Seen, Sources, SparseMap, StorageOf, Tracked,
-        Untracked, With, Without, World, WriteParam, Writer,
+        EntityAllocator, Events, Has, Linked, Links, Local, Maybe, Mut, OnAdd, OnChange, OnRemove,
+        Or, Query, QueryMut, ReadParam, Reader, Schedule, Seen, Sources, SparseMap, StorageOf,
+        Targeted, Tracked, Unlinked, Untracked, Up, With, Without, World, WriteParam, Writer,
     };
     pub use crate::{plugin, world};
 }
@@ -276,7 +276,8 @@ pub mod __private {
     };
     pub use crate::plumbing::{
         new_allocator, take_part, Column, Declared, Deferred, EachGroup, EachGroupRef, EachStorage,
-        EachStorageRef, HookSel, RemoveHooks, Slot, StorageIn, Storages, TrackedColumn,
+        EachStorageRef, HookSel, RelationAccess, RemoveHooks, Slot, StorageIn, Storages,
+        TrackedColumn,
     };
     pub use crate::query::terms::DistinctTerms;
     pub use crate::queue::{Despawns, Queue};

@@ -690,3 +690,18 @@ pub(crate) mod parts {
     note = "bound the bundle by `Bundle<{W}>`, which includes this check"
 )]
 pub trait DistinctComponents<W> {}
+
+/// What `world!` implements for a world and each relation `R` it declares:
+/// the relation's two sides in the world's split borrow (a query's
+/// relation terms read them). Not public API.
+pub trait RelationAccess<R>: Storages + crate::relation::Relates<R> {
+    /// The forward side, from the split borrow.
+    fn links<'a>(parts: &Self::Parts<'a>, token: Token) -> &'a crate::Links<R>
+    where
+        Self: 'a;
+
+    /// The reverse side, from the split borrow.
+    fn sources<'a>(parts: &Self::Parts<'a>, token: Token) -> &'a crate::Sources<R>
+    where
+        Self: 'a;
+}

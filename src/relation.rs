@@ -348,6 +348,32 @@ impl<R> Sources<R> {
     }
 }
 
+/// `true` if the two sides are each other's and in step (see
+/// [`Sides::in_step`]): what a read-only query over a relation checks.
+#[inline]
+pub(crate) fn in_step<R>(links: &Links<R>, sources: &Sources<R>) -> bool {
+    links.pair == sources.pair && links.changes == sources.changes
+}
+
+impl<R> Sources<R> {
+    /// `true` if `target` has sources.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct ChildOf;
+    /// # struct Tag;
+    /// # world! { struct Scene<Tag>; relations { child_of: ChildOf -> children; } }
+    /// let mut scene = Scene::new();
+    /// let (ship, gun) = (scene.spawn(), scene.spawn());
+    /// scene.relate(gun, ChildOf, ship).unwrap();
+    /// assert!(scene.children.contains(ship) && !scene.children.contains(gun));
+    /// ```
+    #[inline]
+    pub fn contains(&self, target: Entity) -> bool {
+        self.place(target).is_some()
+    }
+}
+
 /// A target index with no list.
 const NO_LIST: u32 = u32::MAX;
 
@@ -553,6 +579,14 @@ pub trait Relates<R>: Related {
     /// The two sides, and the allocator.
     #[doc(hidden)]
     fn sides(&mut self) -> Sides<'_, R>;
+
+    /// The forward side, to read.
+    #[doc(hidden)]
+    fn links(&self) -> &Links<R>;
+
+    /// The reverse side, to read.
+    #[doc(hidden)]
+    fn sources(&self) -> &Sources<R>;
 
     /// The queue of `R`'s commands in a command buffer's relation queues.
     #[doc(hidden)]

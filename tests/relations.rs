@@ -160,6 +160,7 @@ fn check(seed: u64, world: &mut Scene, model: &Model) {
     world.unrelate::<ChildOf>(nobody);
     world.unrelate::<Targets>(nobody);
     world.unrelate::<Owns>(nobody);
+    check_queries(seed, world, model);
     let alive: BTreeSet<Entity> = world.entities.iter().collect();
     assert_eq!(alive, model.alive, "seed {seed}: the entities alive");
     check_relation(
@@ -189,6 +190,60 @@ fn check(seed: u64, world: &mut Scene, model: &Model) {
         |o| o.0,
         &alive,
     );
+}
+
+/// The relation query terms against the model: `Up` (both forms),
+/// `Linked`, `Unlinked`, `Targeted`, through `query`, `query_mut` and
+/// `join`.
+fn check_queries(seed: u64, world: &mut Scene, model: &Model) {
+    let node = |e: &Entity| world.node.get(*e).unwrap().0;
+    let up: BTreeMap<Entity, u64> = world
+        .query::<(&Node, Up<ChildOf, &Node>)>()
+        .map(|(e, (_, parent))| (e, parent.0))
+        .collect();
+    let expected: BTreeMap<Entity, u64> = model
+        .child_of
+        .iter()
+        .map(|(s, (t, _))| (*s, node(t)))
+        .collect();
+    assert_eq!(up, expected, "seed {seed}: Up<ChildOf, &Node>");
+    let maybe: BTreeMap<Entity, Option<u64>> = world
+        .query::<(&Node, Up<Targets, Option<&Node>>)>()
+        .map(|(e, (_, target))| (e, target.map(|n| n.0)))
+        .collect();
+    let expected: BTreeMap<Entity, Option<u64>> = model
+        .alive
+        .iter()
+        .map(|e| (*e, model.targets.get(e).map(|(t, _)| node(t))))
+        .collect();
+    assert_eq!(maybe, expected, "seed {seed}: Up<Targets, Option<&Node>>");
+    let linked: BTreeSet<Entity> = world
+        .query::<(&Node, Linked<Owns>)>()
+        .map(|(e, _)| e)
+        .collect();
+    assert_eq!(
+        linked,
+        model.owns.keys().copied().collect(),
+        "seed {seed}: Linked"
+    );
+    let unlinked: BTreeSet<Entity> = world
+        .query_mut::<(&Node, Unlinked<Owns>)>()
+        .into_iter()
+        .map(|(e, _)| e)
+        .collect();
+    let expected: BTreeSet<Entity> = model
+        .alive
+        .iter()
+        .filter(|e| !model.owns.contains_key(e))
+        .copied()
+        .collect();
+    assert_eq!(unlinked, expected, "seed {seed}: Unlinked");
+    let mut targeted = BTreeSet::new();
+    join((&world.node, Targeted(&world.children))).for_each(|e, _| {
+        targeted.insert(e);
+    });
+    let expected: BTreeSet<Entity> = model.child_of.values().map(|(t, _)| *t).collect();
+    assert_eq!(targeted, expected, "seed {seed}: Targeted");
 }
 
 fn run(seed: u64, steps: usize) -> [usize; 5] {
@@ -682,4 +737,79 @@ fn systems_relate_through_their_commands() {
     schedule.run(&mut world);
     assert_eq!(world.counted.0, 4);
     assert_eq!(world.child_of.len(), 4);
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Local(f32);
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Global(f32);
+
+world! {
+    struct Tree<Local, Global>;
+    relations { child_of: ChildOf -> children [despawn, tree]; }
+}
+
+/// A mutable query reads the target's value through `Up` while it writes
+/// another component: one level of propagation, parents first.
+#[test]
+fn query_mut_reads_the_target_through_up() {
+    let mut tree = Tree::new();
+    let root = tree.spawn_with((Local(1.0), Global(1.0)));
+    let arm = tree.spawn_with((Local(2.0), Global(0.0)));
+    let hand = tree.spawn_with((Local(3.0), Global(0.0)));
+    tree.relate(arm, ChildOf, root).unwrap();
+    tree.relate(hand, ChildOf, arm).unwrap();
+    // Two passes: each sets a level from the one above it.
+    for _ in 0..2 {
+        let mut globals: Vec<(Entity, f32)> = Vec::new();
+        tree.query::<(&Local, Up<ChildOf, &Global>)>()
+            .for_each(|(e, (local, parent))| globals.push((e, local.0 * parent.0)));
+        for (e, g) in globals {
+            tree.global.get_mut(e).unwrap().0 = g;
+        }
+    }
+    assert_eq!(tree.global.get(hand), Some(&Global(6.0)));
+    // Writing `Local` while reading the parent's `Global`.
+    tree.query_mut::<(&mut Local, Up<ChildOf, &Global>)>()
+        .for_each(|_, (local, parent)| local.0 += parent.0);
+    assert_eq!(tree.local.get(hand), Some(&Local(5.0)));
+    assert_eq!(
+        tree.local.get(root),
+        Some(&Local(1.0)),
+        "the root has no parent"
+    );
+    let roots = tree
+        .query_mut::<(&mut Local, Unlinked<ChildOf>)>()
+        .into_iter()
+        .count();
+    assert_eq!(roots, 1);
+}
+
+/// A forward field put into another world is out of step there: a
+/// read-only `Up` hands out no value of a target that is not alive in the
+/// world it reads, and a mutable query brings the relation back in step.
+#[test]
+fn up_over_a_field_out_of_step_checks_targets() {
+    let mut first = Tree::new();
+    let parent = first.spawn_with((Local(1.0), Global(7.0)));
+    let child = first.spawn_with((Local(1.0), Global(0.0)));
+    first.relate(child, ChildOf, parent).unwrap();
+    let mut second = Tree::new();
+    let only = second.spawn_with((Local(1.0), Global(9.0)));
+    second.despawn(only); // frees index 0
+    let a = second.spawn_with((Local(1.0), Global(9.0)));
+    let b = second.spawn_with((Local(1.0), Global(9.0)));
+    assert_eq!((a.index(), b.index()), (parent.index(), child.index()));
+    assert_ne!(a, parent, "a new generation");
+    second.child_of = first.child_of.clone();
+    // `child`'s handle is not alive in `second` (another generation).
+    assert_eq!(second.query::<(&Local, Up<ChildOf, &Global>)>().count(), 0);
+    assert_eq!(
+        second
+            .query_mut::<(&mut Local, Up<ChildOf, &Global>)>()
+            .into_iter()
+            .count(),
+        0
+    );
+    assert!(second.child_of.is_empty(), "the rebuild dropped the link");
 }

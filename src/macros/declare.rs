@@ -247,6 +247,8 @@ macro_rules! __world_storages {
         /// The world split into disjoint borrows, one per component.
         pub struct __Parts<'a> {
             $($field: $crate::__private::core::option::Option<&'a mut $crate::__private::StorageIn<$name, $ty>>,)+
+            // The resources, shared (a query's relation terms read theirs).
+            $($res: &'a $res_ty,)*
         }
 
         /// The world split for systems: a slot per storage and resource.
@@ -324,6 +326,7 @@ macro_rules! __world_storages {
             fn parts(&mut self, _: $crate::__private::Token) -> __Parts<'_> {
                 __Parts {
                     $($field: $crate::__private::core::option::Option::Some(&mut self.$field),)+
+                    $($res: &self.$res,)*
                 }
             }
             #[inline]

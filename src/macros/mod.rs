@@ -523,6 +523,34 @@ macro_rules! __world_relations {
             fn queue(queued: &mut <Self as $crate::__private::Related>::Queued) -> &mut $crate::__private::RelationQueue<$rty> {
                 &mut queued.$rel
             }
+
+            #[inline]
+            fn links(&self) -> &$crate::Links<$rty> {
+                &self.$rel
+            }
+
+            #[inline]
+            fn sources(&self) -> &$crate::Sources<$rty> {
+                &self.$rev
+            }
+        }
+
+        impl $crate::__private::RelationAccess<$rty> for $name {
+            #[inline]
+            fn links<'a>(
+                parts: &<Self as $crate::__private::Storages>::Parts<'a>,
+                _: $crate::__private::Token,
+            ) -> &'a $crate::Links<$rty> {
+                parts.$rel
+            }
+
+            #[inline]
+            fn sources<'a>(
+                parts: &<Self as $crate::__private::Storages>::Parts<'a>,
+                _: $crate::__private::Token,
+            ) -> &'a $crate::Sources<$rty> {
+                parts.$rev
+            }
         }
     };
     (@policy $name:ident $rel:ident $rty:tt $rev:ident [remove $($more:ident)*] @found [$p:ident] $tree:tt) => {

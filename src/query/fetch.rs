@@ -9,11 +9,12 @@
 
 use core::ops::Range;
 
-use super::filters::{Has, Lazy, Maybe, With, Without};
+use super::filters::{Has, Lazy, Linked, Maybe, Targeted, Unlinked, Up, With, Without};
 use super::lazy::{LazyRun, LazyViewMut};
 use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
 use crate::change::{Mut, Track, Tracked, Untracked};
+use crate::relation::{Links, Sources};
 use crate::sparse_map::track::ChangeLog;
 use crate::sparse_map::{Order, TrackedMarks, TrackedViewMut, ViewMut};
 use crate::{Entity, SparseMap};
@@ -1094,6 +1095,236 @@ impl<C, K: Track> Iterator for Presence<'_, C, K> {
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.entities.size_hint()
+    }
+}
+
+// ----- relation columns: `Up`, `Linked`, `Unlinked`, `Targeted` -----
+//
+// Each reads a relation's side by entity, per entity: none is required,
+// so none drives, and none lines up with a run ([`Unpacked`]).
+
+/// The plan facts of a relation column: no entities of its own, never
+/// required, never written.
+#[inline]
+fn relation_column<'w>() -> Column<'w> {
+    Column {
+        entities: &[],
+        mark: crate::sparse_map::mark::Mark::NONE,
+        required: false,
+        written: false,
+        candidates: false,
+    }
+}
+
+/// What an [`Up`] reads on the target: `&SparseMap<C>` (the target must
+/// have a `C`) or `Maybe<&SparseMap<C>>` (an `Option`, never filtering).
+/// Sealed: implemented here only.
+pub trait UpInner<'w>: Copy + crate::seal::Sealed {
+    /// What the column yields.
+    type Item: Copy;
+
+    /// The item for an entity whose target is `target`, if it matches.
+    #[doc(hidden)]
+    fn of(self, target: Option<Entity>) -> Option<Self::Item>;
+}
+
+impl<'w, C: 'static, K: Track> UpInner<'w> for &'w SparseMap<C, K> {
+    type Item = &'w C;
+
+    #[inline]
+    fn of(self, target: Option<Entity>) -> Option<&'w C> {
+        self.get(target?)
+    }
+}
+
+impl<'w, C: 'static, K: Track> UpInner<'w> for Maybe<&'w SparseMap<C, K>> {
+    type Item = Option<&'w C>;
+
+    #[inline]
+    fn of(self, target: Option<Entity>) -> Option<Option<&'w C>> {
+        Some(target.and_then(|target| self.0.get(target)))
+    }
+}
+
+/// The fetch of an [`Up`]: the relation's links, what it reads on the
+/// target, and, for a world's read-only query over a relation not in step
+/// with the world, the allocator (a target must be alive).
+#[derive(Debug)]
+pub struct UpColumn<'w, R, I> {
+    pub(crate) links: &'w Links<R>,
+    pub(crate) inner: I,
+    pub(crate) alive: Option<&'w crate::EntityAllocator>,
+}
+
+impl<R, I: Copy> Clone for UpColumn<'_, R, I> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<R, I: Copy> Copy for UpColumn<'_, R, I> {}
+
+impl<'w, R, I: UpInner<'w>> UpColumn<'w, R, I> {
+    #[inline]
+    fn item(&self, entity: Entity) -> Option<I::Item> {
+        let target = self.links.target(entity);
+        let target = match self.alive {
+            None => target,
+            Some(allocator) => target.filter(|&t| allocator.is_alive(t)),
+        };
+        self.inner.of(target)
+    }
+}
+
+impl<'w, R: 'w, I: UpInner<'w>> FetchItem<'w> for UpColumn<'w, R, I> {
+    type Item<'a> = I::Item;
+}
+
+impl<'w, R: 'w, I: UpInner<'w>> Access<'w> for UpColumn<'w, R, I> {
+    type Found = I::Item;
+    type Cursor = Self;
+    const COLUMNS: usize = 1;
+
+    #[inline]
+    fn plan(&self, planner: &mut Planner<'w>) {
+        planner.column(relation_column());
+    }
+
+    #[inline]
+    fn find(&self, entity: Entity, _: usize) -> Option<I::Item> {
+        self.item(entity)
+    }
+
+    #[inline(always)]
+    fn fetch(&mut self, found: I::Item, _: Entity) -> I::Item {
+        found
+    }
+
+    #[inline(always)]
+    fn fetch_owned(self, found: I::Item, _: Entity) -> I::Item {
+        found
+    }
+
+    #[inline]
+    fn into_cursor(self) -> Self {
+        self
+    }
+
+    #[inline]
+    fn split_at(self, _mid: usize) -> (Self, Self) {
+        (self, self)
+    }
+}
+
+impl<'w, R: 'w, I: UpInner<'w>> Cursor for UpColumn<'w, R, I> {
+    type Item = I::Item;
+
+    #[inline]
+    fn next(&mut self, entity: Entity, _: usize) -> Option<I::Item> {
+        self.item(entity)
+    }
+}
+
+impl<'w, R: 'w, I: UpInner<'w>> Unpacked<'w> for UpColumn<'w, R, I> {}
+
+impl<'w, R: 'w, I: UpInner<'w>> ReadOnly<'w> for UpColumn<'w, R, I> {}
+
+/// A filter column over one side of a relation: `Linked` and `Unlinked`
+/// (over the links) and `Targeted` (over the sources), each yielding `()`.
+macro_rules! impl_relation_filter {
+    ($wrapper:ident, $side:ident, |$map:ident, $entity:ident| $test:expr) => {
+        impl<'w, R: 'w> FetchItem<'w> for $wrapper<&'w $side<R>> {
+            type Item<'a> = ();
+        }
+
+        impl<'w, R: 'w> Access<'w> for $wrapper<&'w $side<R>> {
+            type Found = ();
+            type Cursor = Self;
+            const COLUMNS: usize = 1;
+
+            #[inline]
+            fn plan(&self, planner: &mut Planner<'w>) {
+                planner.column(relation_column());
+            }
+
+            #[inline]
+            fn find(&self, $entity: Entity, _: usize) -> Option<()> {
+                let $map = self.0;
+                $test.then_some(())
+            }
+
+            #[inline(always)]
+            fn fetch(&mut self, _: (), _: Entity) {}
+
+            #[inline(always)]
+            fn fetch_owned(self, _: (), _: Entity) {}
+
+            #[inline]
+            fn into_cursor(self) -> Self {
+                self
+            }
+
+            #[inline]
+            fn split_at(self, _mid: usize) -> (Self, Self) {
+                (self, self)
+            }
+        }
+
+        impl<'w, R: 'w> Cursor for $wrapper<&'w $side<R>> {
+            type Item = ();
+
+            #[inline]
+            fn next(&mut self, $entity: Entity, _: usize) -> Option<()> {
+                let $map = self.0;
+                $test.then_some(())
+            }
+        }
+
+        impl<'w, R: 'w> Unpacked<'w> for $wrapper<&'w $side<R>> {}
+
+        impl<'w, R: 'w> ReadOnly<'w> for $wrapper<&'w $side<R>> {}
+
+        impl<'w, R: 'w> IntoFetch<'w> for $wrapper<&'w $side<R>> {
+            type Fetch = Self;
+
+            #[inline]
+            fn into_fetch(self) -> Self {
+                self
+            }
+        }
+    };
+}
+
+impl_relation_filter!(Linked, Links, |links, entity| links.contains(entity));
+impl_relation_filter!(Unlinked, Links, |links, entity| !links.contains(entity));
+impl_relation_filter!(Targeted, Sources, |sources, entity| sources
+    .contains(entity));
+
+impl<'w, R: 'w, C: 'static, K: Track> IntoFetch<'w> for Up<&'w Links<R>, &'w SparseMap<C, K>> {
+    type Fetch = UpColumn<'w, R, &'w SparseMap<C, K>>;
+
+    #[inline]
+    fn into_fetch(self) -> Self::Fetch {
+        UpColumn {
+            links: self.0,
+            inner: self.1,
+            alive: None,
+        }
+    }
+}
+
+impl<'w, R: 'w, C: 'static, K: Track> IntoFetch<'w>
+    for Up<&'w Links<R>, Maybe<&'w SparseMap<C, K>>>
+{
+    type Fetch = UpColumn<'w, R, Maybe<&'w SparseMap<C, K>>>;
+
+    #[inline]
+    fn into_fetch(self) -> Self::Fetch {
+        UpColumn {
+            links: self.0,
+            inner: self.1,
+            alive: None,
+        }
     }
 }
 

@@ -241,3 +241,125 @@ pub struct Changed<T>(pub T);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Added<T>(pub T);
+
+/// The value of `C` on the entity's *target* in the relation `R` (flecs'
+/// `up`): yields the target's `&C`, and only entities whose target has a
+/// `C` match. `Up<R, Option<&C>>` yields an `Option` and never filters
+/// (`None` for an entity with no target, or a target without a `C`).
+///
+/// In a query type, `Up<ChildOf, &C>`; in a [`join`](super::join),
+/// `Up(&world.child_of, &world.c)` (the relation's forward field, and the
+/// storage), or `Up(&world.child_of, Maybe(&world.c))`. It reads `C`'s
+/// storage, so a mutable query that also names `C` (`(&mut C, Up<ChildOf,
+/// &C>)`) is a compile error, as any component named twice is; a
+/// read-only query may name it twice (`(&C, Up<ChildOf, &C>)`).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct ChildOf;
+/// #[derive(Debug, PartialEq)]
+/// struct Scale(f32);
+/// world! {
+///     struct Scene<Scale>;
+///     relations { child_of: ChildOf -> children [despawn, tree]; }
+/// }
+///
+/// let mut scene = Scene::new();
+/// let ship = scene.spawn_with((Scale(2.0),));
+/// let gun = scene.spawn_with((Scale(0.5),));
+/// scene.relate(gun, ChildOf, ship).unwrap();
+/// let scaled: Vec<(Entity, f32)> = scene
+///     .query::<(&Scale, Up<ChildOf, &Scale>)>()
+///     .map(|(e, (own, parent))| (e, own.0 * parent.0))
+///     .collect();
+/// assert_eq!(scaled, [(gun, 1.0)]);
+/// let roots = scene
+///     .query::<(&Scale, Up<ChildOf, Option<&Scale>>)>()
+///     .filter(|(_, (_, parent))| parent.is_none())
+///     .count();
+/// assert_eq!(roots, 1);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Up<R, Q>(pub R, pub Q);
+
+/// Filter: only entities that have a target in the relation `R` (its
+/// sources: a child, in a hierarchy). Yields `()`. Never drives a walk:
+/// pair it with a component.
+///
+/// In a query type, `Linked<ChildOf>`; in a [`join`](super::join),
+/// `Linked(&world.child_of)`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct ChildOf;
+/// struct Name(&'static str);
+/// world! {
+///     struct Scene<Name>;
+///     relations { child_of: ChildOf -> children; }
+/// }
+///
+/// let mut scene = Scene::new();
+/// let ship = scene.spawn_with((Name("ship"),));
+/// let gun = scene.spawn_with((Name("gun"),));
+/// scene.relate(gun, ChildOf, ship).unwrap();
+/// let linked: Vec<&str> = scene.query::<(&Name, Linked<ChildOf>)>().map(|(_, (n, ()))| n.0).collect();
+/// assert_eq!(linked, ["gun"]);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Linked<R>(pub R);
+
+/// Filter: only entities that have no target in the relation `R` (the
+/// roots of a hierarchy). Yields `()`. Never drives a walk: pair it with a
+/// component.
+///
+/// In a query type, `Unlinked<ChildOf>`; in a [`join`](super::join),
+/// `Unlinked(&world.child_of)`.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct ChildOf;
+/// struct Name(&'static str);
+/// world! {
+///     struct Scene<Name>;
+///     relations { child_of: ChildOf -> children; }
+/// }
+///
+/// let mut scene = Scene::new();
+/// let ship = scene.spawn_with((Name("ship"),));
+/// let gun = scene.spawn_with((Name("gun"),));
+/// scene.relate(gun, ChildOf, ship).unwrap();
+/// let roots: Vec<&str> = scene.query::<(&Name, Unlinked<ChildOf>)>().map(|(_, (n, ()))| n.0).collect();
+/// assert_eq!(roots, ["ship"]);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Unlinked<R>(pub R);
+
+/// Filter: only entities that are the target of at least one link of the
+/// relation `R` (a parent, in a hierarchy). Yields `()`. Never drives a
+/// walk: pair it with a component.
+///
+/// In a query type, `Targeted<ChildOf>`; in a [`join`](super::join),
+/// `Targeted(&world.children)` (the relation's reverse field).
+///
+/// ```
+/// use typed_ecs::prelude::*;
+///
+/// struct ChildOf;
+/// struct Name(&'static str);
+/// world! {
+///     struct Scene<Name>;
+///     relations { child_of: ChildOf -> children; }
+/// }
+///
+/// let mut scene = Scene::new();
+/// let ship = scene.spawn_with((Name("ship"),));
+/// let gun = scene.spawn_with((Name("gun"),));
+/// scene.relate(gun, ChildOf, ship).unwrap();
+/// let parents: Vec<&str> = join((&scene.name, Targeted(&scene.children))).into_iter().map(|(_, (n, ()))| n.0).collect();
+/// assert_eq!(parents, ["ship"]);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Targeted<R>(pub R);

@@ -24,8 +24,10 @@ mod rows;
 pub(crate) mod terms;
 
 pub use changed::{ChangedMut, ChangedRef};
-pub use fetch::{Fetch, FetchItem, IntoFetch, ReadOnly, Writable};
-pub use filters::{Added, Changed, Has, Lazy, Maybe, Or, With, Without};
+pub use fetch::{Fetch, FetchItem, IntoFetch, ReadOnly, UpColumn, Writable};
+pub use filters::{
+    Added, Changed, Has, Lazy, Linked, Maybe, Or, Targeted, Unlinked, Up, With, Without,
+};
 pub use iter::QueryIter;
 pub use join::{join, Join};
 pub use lazy::{LazyRun, LazyViewMut};

@@ -3,14 +3,18 @@
 //! storages. The filter types themselves are in `filters.rs`.
 
 use super::changed::{ChangedMut, ChangedRef};
+use super::fetch::UpColumn;
 use super::fetch::{Fetch, FromStorage, ReadOnly, Writable};
-use super::filters::{Added, Changed, Has, Lazy, Maybe, With, Without};
+use super::filters::{
+    Added, Changed, Has, Lazy, Linked, Maybe, Targeted, Unlinked, Up, With, Without,
+};
 use super::lazy::LazyViewMut;
 use crate::change::Tracked;
 use crate::in_step;
 use crate::indices::{all_distinct_lists, Indices, DUPLICATE_IN_QUERY, NEEDS_REQUIRED};
-use crate::plumbing::TrackedColumn;
 use crate::plumbing::{Column, ColumnAccess, ColumnOf, Storages};
+use crate::plumbing::{RelationAccess, TrackedColumn};
+use crate::relation::{self, Relates};
 use crate::seal::{Token, TOKEN};
 use crate::SparseMap;
 
@@ -377,6 +381,152 @@ impl_query_term! {
     Lazy<C> => LazyViewMut<'w, C>, true;
 }
 
+// ----- relation terms: `Up<R, &C>`, `Up<R, Option<&C>>`, `Linked<R>`,
+// `Unlinked<R>`, `Targeted<R>` -----
+
+/// `true` if the relation `R`'s two sides in `world` are in step (a field
+/// swapped, taken or cloned is not until the next relation operation).
+#[inline]
+fn relation_in_step<W: Relates<R>, R>(world: &W) -> bool {
+    relation::in_step(world.links(), world.sources())
+}
+
+/// The allocator, if a read-only query must check that targets are alive
+/// (the relation is not in step).
+#[inline]
+fn alive_check<W: Storages + Relates<R>, R>(world: &W) -> Option<&crate::EntityAllocator> {
+    (!relation_in_step::<W, R>(world)).then(|| world.allocator(TOKEN))
+}
+
+/// An `Up` term's two forms: what it reads on the target, from a world
+/// (`query`) or its split borrow (`query_mut`).
+macro_rules! impl_up_terms {
+    ($($q:ty => $inner:ty, |$map:ident| $wrap:expr;)+) => {$(
+        impl<'w, W: ColumnAccess<C> + Relates<R>, R: 'w, C: 'static> Query<'w, W> for Up<R, $q> {
+            type Fetch = UpColumn<'w, R, $inner>;
+            const REQUIRED: bool = false;
+
+            #[inline]
+            fn fetch(world: &'w W) -> Self::Fetch {
+                let $map = world.sparse_map();
+                UpColumn {
+                    links: world.links(),
+                    inner: $wrap,
+                    alive: alive_check::<W, R>(world),
+                }
+            }
+
+            #[inline]
+            fn in_step(world: &'w W, _: Token) -> bool {
+                in_step::is_in_step::<W, C>(world) & relation_in_step::<W, R>(world)
+            }
+        }
+
+        impl<'w, W: Storages, R, C: Column<W>> TermId<W> for Up<R, $q> {
+            type Of = C;
+            type Id = C::Id;
+        }
+
+        impl<'w, W: Storages, R, C: Column<W>> DistinctTerms<W> for Up<R, $q> {}
+
+        impl<'w, W: ColumnAccess<C> + RelationAccess<R> + 'w, R: 'w, C: 'static> QueryTerm<'w, W> for Up<R, $q> {
+            const INDICES: Indices = Indices::one(<W as ColumnAccess<C>>::INDEX);
+        }
+
+        impl<'w, W: ColumnAccess<C> + RelationAccess<R> + 'w, R: 'w, C: 'static> QueryParts<'w, W> for Up<R, $q> {
+            type Fetch = UpColumn<'w, R, $inner>;
+            const REQUIRED: bool = false;
+            const EACH_COMPONENT_ONCE: () = ();
+
+            #[inline]
+            fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
+                let links = <W as RelationAccess<R>>::links(parts, TOKEN);
+                let $map: &'w SparseMap<C, <W as ColumnOf<C>>::Track> = <W as ColumnAccess<C>>::take(parts);
+                UpColumn {
+                    links,
+                    inner: $wrap,
+                    alive: None,
+                }
+            }
+
+            #[inline]
+            fn sync(world: &mut W) {
+                in_step::sync::<W, C>(world);
+                world.sides().in_step();
+            }
+
+            #[inline]
+            fn in_step(world: &W) -> bool {
+                in_step::is_in_step::<W, C>(world) && relation_in_step::<W, R>(world)
+            }
+        }
+    )+};
+}
+
+impl_up_terms! {
+    &'w C => &'w SparseMap<C, <W as ColumnOf<C>>::Track>, |map| map;
+    Option<&'w C> => Maybe<&'w SparseMap<C, <W as ColumnOf<C>>::Track>>, |map| Maybe(map);
+}
+
+/// A relation filter term: it reads one side of `R`, names no component
+/// (so it differs from every other term), and is not required.
+macro_rules! impl_relation_filter_terms {
+    ($($filter:ident => $side:ident, $method:ident;)+) => {$(
+        impl<'w, W: Storages + Relates<R>, R: 'w> Query<'w, W> for $filter<R> {
+            type Fetch = $filter<&'w crate::$side<R>>;
+            const REQUIRED: bool = false;
+
+            #[inline]
+            fn fetch(world: &'w W) -> Self::Fetch {
+                $filter(world.$method())
+            }
+
+            #[inline]
+            fn in_step(world: &'w W, _: Token) -> bool {
+                relation_in_step::<W, R>(world)
+            }
+        }
+
+        impl<W: Storages, R> TermId<W> for $filter<R> {
+            type Of = R;
+            type Id = crate::indices::Several;
+        }
+
+        impl<W: Storages, R> DistinctTerms<W> for $filter<R> {}
+
+        impl<'w, W: RelationAccess<R> + 'w, R: 'w> QueryTerm<'w, W> for $filter<R> {
+            const INDICES: Indices = Indices::EMPTY;
+        }
+
+        impl<'w, W: RelationAccess<R> + 'w, R: 'w> QueryParts<'w, W> for $filter<R> {
+            type Fetch = $filter<&'w crate::$side<R>>;
+            const REQUIRED: bool = false;
+            const EACH_COMPONENT_ONCE: () = ();
+
+            #[inline]
+            fn fetch(parts: &mut <W as Storages>::Parts<'w>) -> Self::Fetch {
+                $filter(<W as RelationAccess<R>>::$method(parts, TOKEN))
+            }
+
+            #[inline]
+            fn sync(world: &mut W) {
+                world.sides().in_step();
+            }
+
+            #[inline]
+            fn in_step(world: &W) -> bool {
+                relation_in_step::<W, R>(world)
+            }
+        }
+    )+};
+}
+
+impl_relation_filter_terms! {
+    Linked => Links, links;
+    Unlinked => Links, links;
+    Targeted => Sources, sources;
+}
+
 /// A mutable query over a world `W`: one [`QueryTerm`], or a tuple of up to
 /// 8, each component at most once.
 ///
@@ -520,3 +670,8 @@ impl<T> crate::seal::Sealed for Lazy<T> {}
 impl<T> crate::seal::Sealed for Changed<T> {}
 impl<T> crate::seal::Sealed for Added<T> {}
 impl<T> crate::seal::Sealed for super::filters::Or<T> {}
+impl<T> crate::seal::Sealed for Maybe<T> {}
+impl<R, Q> crate::seal::Sealed for Up<R, Q> {}
+impl<R> crate::seal::Sealed for Linked<R> {}
+impl<R> crate::seal::Sealed for Unlinked<R> {}
+impl<R> crate::seal::Sealed for Targeted<R> {}
