@@ -443,8 +443,9 @@ impl<W: Storages> Commands<W> {
         self.len += 1;
     }
 
-    /// Queues undoing `source`'s link in the relation `R`, as
-    /// [`World::unrelate`](crate::World::unrelate) does (the payload is
+    /// Queues undoing `source`'s link in the relation `R` (every link of
+    /// it, in a `many` relation), as
+    /// [`World::unrelate`](crate::World::unrelate) does (the payloads are
     /// dropped). Applied with the relates, in the order queued. Rejected
     /// (and reported) if `source` is dead at apply; does nothing if it is
     /// not related.
@@ -467,6 +468,36 @@ impl<W: Storages> Commands<W> {
         W: Relates<R>,
     {
         <W as Relates<R>>::queue(&mut self.relations).push(RelationOp::Unrelate(source));
+        self.len += 1;
+    }
+
+    /// Queues undoing the link from `source` to `target` in the relation
+    /// `R`, as [`World::unrelate_from`](crate::World::unrelate_from) does
+    /// (the payload is dropped): one link of a `many` relation. Applied
+    /// with the relates, in the order queued; rejected (and reported) if
+    /// `source` is dead at apply, and does nothing if there is no such
+    /// link.
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # struct Likes;
+    /// # struct Tag;
+    /// # world! { struct Town<Tag>; relations { likes: Likes -> liked_by [many]; } }
+    /// let mut town = Town::new();
+    /// let (a, b, c) = (town.spawn(), town.spawn(), town.spawn());
+    /// town.relate(a, Likes, b).unwrap();
+    /// town.relate(a, Likes, c).unwrap();
+    /// let mut commands = Commands::new();
+    /// commands.unrelate_from::<Likes>(a, b);
+    /// assert!(town.apply(&mut commands).is_clean());
+    /// assert_eq!(town.likes.targets(a).collect::<Vec<_>>(), [c]);
+    /// ```
+    pub fn unrelate_from<R>(&mut self, source: Entity, target: Entity)
+    where
+        W: Relates<R>,
+    {
+        <W as Relates<R>>::queue(&mut self.relations)
+            .push(RelationOp::UnrelateFrom(source, target));
         self.len += 1;
     }
 

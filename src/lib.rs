@@ -220,7 +220,9 @@ pub use crate::query::{
     ReadOnly, Targeted, Unlinked, Up, UpColumn, With, Without, Writable,
 };
 pub use crate::query::{LazyRun, LazyViewMut};
-pub use crate::relation::{Denied, Links, RelateError, RelateErrorKind, Relates, Sources};
+pub use crate::relation::{
+    Denied, Links, ManyLinks, RelateError, RelateErrorKind, Relates, Sources,
+};
 pub use crate::schedule::{AddSystems, LaggingReader, MissedMessages, Schedule};
 #[cfg(feature = "std")]
 pub use crate::schedule::{ScheduleStats, StepSummary};
@@ -246,9 +248,10 @@ pub use crate::world::World;
 pub mod prelude {
     pub use crate::{
         join, named, AddSystems, Added, Bundle, Changed, Commands, Component, Contains, Entity,
-        EntityAllocator, Events, Has, Linked, Links, Local, Maybe, Mut, OnAdd, OnChange, OnRemove,
-        Or, Query, QueryMut, ReadParam, Reader, Schedule, Seen, Sources, SparseMap, StorageOf,
-        Targeted, Tracked, Unlinked, Untracked, Up, With, Without, World, WriteParam, Writer,
+        EntityAllocator, Events, Has, Linked, Links, Local, ManyLinks, Maybe, Mut, OnAdd, OnChange,
+        OnRemove, Or, Query, QueryMut, ReadParam, Reader, Schedule, Seen, Sources, SparseMap,
+        StorageOf, Targeted, Tracked, Unlinked, Untracked, Up, With, Without, World, WriteParam,
+        Writer,
     };
     pub use crate::{plugin, world};
 }
@@ -281,7 +284,9 @@ pub mod __private {
     };
     pub use crate::query::terms::DistinctTerms;
     pub use crate::queue::{Despawns, Queue};
-    pub use crate::relation::{EachRelation, Policy, Related, RelationQueue, Sides};
+    pub use crate::relation::{
+        EachRelation, Forward, HasLinks, Policy, Related, RelationQueue, Sides,
+    };
     pub use crate::seal::Token;
     pub use crate::sparse_map::track::TrackKind;
     pub use crate::structural::batch::extend;

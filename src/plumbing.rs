@@ -696,7 +696,10 @@ pub trait DistinctComponents<W> {}
 /// relation terms read them). Not public API.
 pub trait RelationAccess<R>: Storages + crate::relation::Relates<R> {
     /// The forward side, from the split borrow.
-    fn links<'a>(parts: &Self::Parts<'a>, token: Token) -> &'a crate::Links<R>
+    fn links<'a>(
+        parts: &Self::Parts<'a>,
+        token: Token,
+    ) -> &'a <Self as crate::relation::Relates<R>>::Forward
     where
         Self: 'a;
 

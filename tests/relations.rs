@@ -29,6 +29,10 @@ pub struct Targets(pub u32);
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Owns(pub u32);
 
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Likes(pub u32);
+
 macro_rules! scene {
     ($($attribute:tt)*) => {
         world! {
@@ -38,6 +42,7 @@ macro_rules! scene {
                 child_of: ChildOf -> children [despawn, tree];
                 targets: Targets -> targeted_by;
                 owns: Owns -> owned_by [deny];
+                likes: Likes -> liked_by [many, despawn];
             }
         }
     };
@@ -70,6 +75,8 @@ struct Model {
     child_of: Graph,
     targets: Graph,
     owns: Graph,
+    /// The `many` relation: (source, target) → payload.
+    likes: BTreeMap<(Entity, Entity), u32>,
 }
 
 impl Model {
@@ -86,7 +93,8 @@ impl Model {
         let mut taken = BTreeSet::from([entity]);
         let mut todo = vec![entity];
         while let Some(x) = todo.pop() {
-            for s in Self::sources(&self.child_of, x) {
+            let likers = self.likes.keys().filter(|(_, t)| *t == x).map(|(s, _)| *s);
+            for s in Self::sources(&self.child_of, x).into_iter().chain(likers) {
                 if taken.insert(s) {
                     todo.push(s);
                 }
@@ -107,6 +115,8 @@ impl Model {
         for graph in [&mut self.child_of, &mut self.targets, &mut self.owns] {
             graph.retain(|s, (t, _)| !taken.contains(s) && !taken.contains(t));
         }
+        self.likes
+            .retain(|(s, t), _| !taken.contains(s) && !taken.contains(t));
         for e in taken {
             self.alive.remove(e);
         }
@@ -160,7 +170,9 @@ fn check(seed: u64, world: &mut Scene, model: &Model) {
     world.unrelate::<ChildOf>(nobody);
     world.unrelate::<Targets>(nobody);
     world.unrelate::<Owns>(nobody);
+    assert!(world.unrelate::<Likes>(nobody).is_empty());
     check_queries(seed, world, model);
+    check_many(seed, world, model);
     let alive: BTreeSet<Entity> = world.entities.iter().collect();
     assert_eq!(alive, model.alive, "seed {seed}: the entities alive");
     check_relation(
@@ -190,6 +202,52 @@ fn check(seed: u64, world: &mut Scene, model: &Model) {
         |o| o.0,
         &alive,
     );
+}
+
+/// The `many` relation's two sides against the model.
+fn check_many(seed: u64, world: &Scene, model: &Model) {
+    let links: BTreeMap<(Entity, Entity), u32> =
+        world.likes.iter().map(|(s, t, p)| ((s, t), p.0)).collect();
+    assert_eq!(links, model.likes, "seed {seed}: likes");
+    assert_eq!(
+        world.likes.len(),
+        model.likes.len(),
+        "seed {seed}: likes' count"
+    );
+    for &e in &model.alive {
+        let mut sources = world.liked_by.of(e).to_vec();
+        sources.sort();
+        let expected: Vec<Entity> = model
+            .likes
+            .keys()
+            .filter(|(_, t)| *t == e)
+            .map(|(s, _)| *s)
+            .collect();
+        let mut expected = expected;
+        expected.sort();
+        assert_eq!(sources, expected, "seed {seed}: liked_by of {e:?}");
+        let mut targets: Vec<Entity> = world.likes.targets(e).collect();
+        targets.sort();
+        let expected: Vec<Entity> = model
+            .likes
+            .keys()
+            .filter(|(s, _)| *s == e)
+            .map(|(_, t)| *t)
+            .collect();
+        assert_eq!(targets, expected, "seed {seed}: targets of {e:?}");
+    }
+    let linked: BTreeSet<Entity> = world
+        .query::<(&Node, Linked<Likes>)>()
+        .map(|(e, _)| e)
+        .collect();
+    let expected: BTreeSet<Entity> = model.likes.keys().map(|(s, _)| *s).collect();
+    assert_eq!(linked, expected, "seed {seed}: Linked<Likes>");
+    let targeted: BTreeSet<Entity> = world
+        .query::<(&Node, Targeted<Likes>)>()
+        .map(|(e, _)| e)
+        .collect();
+    let expected: BTreeSet<Entity> = model.likes.keys().map(|(_, t)| *t).collect();
+    assert_eq!(targeted, expected, "seed {seed}: Targeted<Likes>");
 }
 
 /// The relation query terms against the model: `Up` (both forms),
@@ -258,7 +316,7 @@ fn run(seed: u64, steps: usize) -> [usize; 5] {
         let pick = |rng: &mut Rng| -> Option<Entity> {
             (!alive.is_empty()).then(|| alive[rng.index(alive.len())])
         };
-        match rng.below(15) {
+        match rng.below(17) {
             0..=2 => {
                 let e = world.spawn_with((Node(step as u64),));
                 model.alive.insert(e);
@@ -367,6 +425,67 @@ fn run(seed: u64, steps: usize) -> [usize; 5] {
                 }
                 world.despawn_batch(batch);
             }
+            15 | 16 => {
+                // The `many` relation: relate, unrelate one link or all,
+                // directly or through a command buffer.
+                let (Some(s), Some(t)) = (pick(&mut rng), pick(&mut rng)) else {
+                    continue;
+                };
+                let payload = rng.below(100) as u32;
+                let direct = rng.chance(70);
+                match rng.below(4) {
+                    0 | 1 if direct => {
+                        let result = world.relate(s, Likes(payload), t);
+                        if s == t {
+                            assert_eq!(result.unwrap_err().kind(), RelateErrorKind::SelfRelation);
+                        } else {
+                            let old = model.likes.insert((s, t), payload);
+                            assert_eq!(result.unwrap().map(|p| p.0), old);
+                        }
+                    }
+                    2 if direct => assert_eq!(
+                        world.unrelate_from::<Likes>(s, t).map(|p| p.0),
+                        model.likes.remove(&(s, t))
+                    ),
+                    3 if direct => {
+                        let mut taken: Vec<(Entity, u32)> = world
+                            .unrelate::<Likes>(s)
+                            .into_iter()
+                            .map(|(t, p)| (t, p.0))
+                            .collect();
+                        taken.sort();
+                        let expected: Vec<(Entity, u32)> = model
+                            .likes
+                            .iter()
+                            .filter(|((source, _), _)| *source == s)
+                            .map(|((_, t), p)| (*t, *p))
+                            .collect();
+                        model.likes.retain(|(source, _), _| *source != s);
+                        assert_eq!(taken, expected, "seed {seed}: unrelate all");
+                    }
+                    kind => {
+                        let mut commands = Commands::<Scene>::new();
+                        match kind {
+                            0 | 1 => {
+                                commands.relate(s, Likes(payload), t);
+                                if s != t {
+                                    model.likes.insert((s, t), payload);
+                                }
+                            }
+                            2 => {
+                                commands.unrelate_from::<Likes>(s, t);
+                                model.likes.remove(&(s, t));
+                            }
+                            _ => {
+                                commands.unrelate::<Likes>(s);
+                                model.likes.retain(|(source, _), _| *source != s);
+                            }
+                        }
+                        let report = world.apply(&mut commands);
+                        assert_eq!(report.is_clean(), s != t || kind > 1, "seed {seed}");
+                    }
+                }
+            }
             14 => {
                 // Relates and unrelates through a command buffer, with a
                 // spawn (a reserved handle) and perhaps a despawn.
@@ -449,7 +568,11 @@ fn run(seed: u64, steps: usize) -> [usize; 5] {
             12 => {
                 // Misuse of the public fields: taken, cloned, swapped.
                 misuse += 1;
-                match rng.below(4) {
+                match rng.below(6) {
+                    4 => drop(std::mem::take(&mut world.liked_by)),
+                    5 => {
+                        world.likes = world.likes.clone();
+                    }
                     0 => drop(std::mem::take(&mut world.children)),
                     1 => {
                         world.child_of = world.child_of.clone();

@@ -357,6 +357,21 @@ impl<W: Storages, A: Applier> EachRelation<W> for Relating<'_, W, A> {
                         RejectReason::DeadEntity,
                     ),
                 },
+                RelationOp::UnrelateFrom(source, target) => {
+                    match (alive(world, self.how, source), self.how.resolve(target)) {
+                        (Some(real), Some(target)) => {
+                            drop(world.sides().unrelate_from(real, target))
+                        }
+                        // A target that is not alive has no link.
+                        (Some(_), None) => {}
+                        (None, _) => self.how.refused(
+                            source,
+                            CommandKind::Unrelate,
+                            relation,
+                            RejectReason::DeadEntity,
+                        ),
+                    }
+                }
             }
         }
     }

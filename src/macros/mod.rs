@@ -442,7 +442,7 @@ macro_rules! __world_hooks_split {
                     "The relation `", $crate::__private::core::stringify!($($rty)::+),
                     "`: each source's target (read it; `relate` and `unrelate` change it)."
                 )]
-                $rel : $crate::Links<$($rty)::+>,
+                $rel : $crate::__relation_links!([$($($policy)*)?] $($rty)::+),
                 #[doc = $crate::__private::core::concat!(
                     "The sources of each target in the relation `", $crate::__private::core::stringify!($($rty)::+), "`."
                 )]
@@ -463,6 +463,19 @@ macro_rules! __world_hooks_split {
     (@todo [$next:tt $($rest:tt)*] @kept [$($kept:tt)*] $($state:tt)*) => {
         $crate::__world_hooks_split! { @todo [$($rest)*] @kept [$($kept)* $next] $($state)* }
     };
+}
+
+/// The forward side's type of a relation: [`ManyLinks<R>`](crate::ManyLinks)
+/// if its policies list `many`, else [`Links<R>`](crate::Links). Not
+/// public API.
+#[doc(hidden)] // Called by `world!` only.
+#[macro_export]
+macro_rules! __relation_links {
+    ([many $($rest:ident)*] $($rty:tt)*) => { $crate::ManyLinks<$($rty)*> };
+    ([$other:ident $($rest:ident)*] $($rty:tt)*) => { $crate::__relation_links!([$($rest)*] $($rty)*) };
+    ([] $($rty:tt)*) => { $crate::Links<$($rty)*> };
+    (@many true $rty:ty) => { $crate::ManyLinks<$rty> };
+    (@many false $rty:ty) => { $crate::Links<$rty> };
 }
 
 /// A world's relations (`Related`), and one `Relates` impl per relation:
@@ -499,19 +512,28 @@ macro_rules! __world_relations {
 
             $(
                 $crate::__world_relations! {
-                    @policy $name $rel ($rty) $rev [$($policy)*] @found [Remove] [false]
+                    @policy $name $rel ($rty) $rev [$($policy)*] @found [Remove] [false] [false]
                 }
             )*
         };
     };
-    (@policy $name:ident $rel:ident ($rty:ty) $rev:ident [] @found [$policy:ident] [$tree:literal]) => {
+    (@policy $name:ident $rel:ident ($rty:ty) $rev:ident [] @found [$policy:ident] [true] [true]) => {
+        $crate::__private::core::compile_error! {
+            $crate::__private::core::concat!(
+                "`world!`: the relation `", $crate::__private::core::stringify!($rel),
+                "` is declared both `many` and `tree`: a `tree` gives each source one target; drop one of the two"
+            )
+        }
+    };
+    (@policy $name:ident $rel:ident ($rty:ty) $rev:ident [] @found [$policy:ident] [$tree:literal] [$many:tt]) => {
         impl $crate::Relates<$rty> for $name {
             const POLICY: $crate::__private::Policy = $crate::__private::Policy::$policy;
             const TREE: bool = $tree;
             const NAME: &'static str = $crate::__private::core::stringify!($rel);
+            type Forward = $crate::__relation_links!(@many $many $rty);
 
             #[inline]
-            fn sides(&mut self) -> $crate::__private::Sides<'_, $rty> {
+            fn sides(&mut self) -> $crate::__private::Sides<'_, $rty, <Self as $crate::Relates<$rty>>::Forward> {
                 $crate::__private::Sides {
                     entities: &self.entities,
                     links: &mut self.$rel,
@@ -525,7 +547,7 @@ macro_rules! __world_relations {
             }
 
             #[inline]
-            fn links(&self) -> &$crate::Links<$rty> {
+            fn links(&self) -> &<Self as $crate::Relates<$rty>>::Forward {
                 &self.$rel
             }
 
@@ -540,7 +562,7 @@ macro_rules! __world_relations {
             fn links<'a>(
                 parts: &<Self as $crate::__private::Storages>::Parts<'a>,
                 _: $crate::__private::Token,
-            ) -> &'a $crate::Links<$rty> {
+            ) -> &'a <Self as $crate::Relates<$rty>>::Forward {
                 parts.$rel
             }
 
@@ -553,27 +575,25 @@ macro_rules! __world_relations {
             }
         }
     };
-    (@policy $name:ident $rel:ident $rty:tt $rev:ident [remove $($more:ident)*] @found [$p:ident] $tree:tt) => {
-        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found [Remove] $tree }
+    (@policy $name:ident $rel:ident $rty:tt $rev:ident [remove $($more:ident)*] @found [$p:ident] $tree:tt $many:tt) => {
+        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found [Remove] $tree $many }
     };
-    (@policy $name:ident $rel:ident $rty:tt $rev:ident [despawn $($more:ident)*] @found [$p:ident] $tree:tt) => {
-        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found [Despawn] $tree }
+    (@policy $name:ident $rel:ident $rty:tt $rev:ident [despawn $($more:ident)*] @found [$p:ident] $tree:tt $many:tt) => {
+        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found [Despawn] $tree $many }
     };
-    (@policy $name:ident $rel:ident $rty:tt $rev:ident [deny $($more:ident)*] @found [$p:ident] $tree:tt) => {
-        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found [Deny] $tree }
+    (@policy $name:ident $rel:ident $rty:tt $rev:ident [deny $($more:ident)*] @found [$p:ident] $tree:tt $many:tt) => {
+        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found [Deny] $tree $many }
     };
-    (@policy $name:ident $rel:ident $rty:tt $rev:ident [tree $($more:ident)*] @found $p:tt [$tree:literal]) => {
-        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found $p [true] }
+    (@policy $name:ident $rel:ident $rty:tt $rev:ident [tree $($more:ident)*] @found $p:tt [$tree:literal] $many:tt) => {
+        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found $p [true] $many }
     };
-    (@policy $name:ident $rel:ident $rty:tt $rev:ident [many $($more:ident)*] @found $p:tt $tree:tt) => {
-        $crate::__private::core::compile_error! {
-            "`world!`: `many` (many-to-many) relations are not built yet: a relation here gives each source one target"
-        }
+    (@policy $name:ident $rel:ident $rty:tt $rev:ident [many $($more:ident)*] @found $p:tt $tree:tt [$many:literal]) => {
+        $crate::__world_relations! { @policy $name $rel $rty $rev [$($more)*] @found $p $tree [true] }
     };
-    (@policy $name:ident $rel:ident $rty:tt $rev:ident [$other:ident $($more:ident)*] @found $p:tt $tree:tt) => {
+    (@policy $name:ident $rel:ident $rty:tt $rev:ident [$other:ident $($more:ident)*] @found $p:tt $tree:tt $many:tt) => {
         $crate::__private::core::compile_error! {
             $crate::__private::core::concat!(
-                "`world!`: `", $crate::__private::core::stringify!($other), "` is not a relation policy: write `remove` (the default), `despawn` or `deny`, and `tree` for no cycles"
+                "`world!`: `", $crate::__private::core::stringify!($other), "` is not a relation policy: write `remove` (the default), `despawn` or `deny`, `tree` for no cycles, and `many` for several targets a source"
             )
         }
     };

@@ -14,7 +14,7 @@ use super::lazy::{LazyRun, LazyViewMut};
 use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
 use crate::change::{Mut, Track, Tracked, Untracked};
-use crate::relation::{Links, Sources};
+use crate::relation::{HasLinks, Links, Sources};
 use crate::sparse_map::track::ChangeLog;
 use crate::sparse_map::{Order, TrackedMarks, TrackedViewMut, ViewMut};
 use crate::{Entity, SparseMap};
@@ -1230,14 +1230,15 @@ impl<'w, R: 'w, I: UpInner<'w>> Unpacked<'w> for UpColumn<'w, R, I> {}
 impl<'w, R: 'w, I: UpInner<'w>> ReadOnly<'w> for UpColumn<'w, R, I> {}
 
 /// A filter column over one side of a relation: `Linked` and `Unlinked`
-/// (over the links) and `Targeted` (over the sources), each yielding `()`.
+/// (over the links, one target a source or `many`) and `Targeted` (over
+/// the sources), each yielding `()`.
 macro_rules! impl_relation_filter {
-    ($wrapper:ident, $side:ident, |$map:ident, $entity:ident| $test:expr) => {
-        impl<'w, R: 'w> FetchItem<'w> for $wrapper<&'w $side<R>> {
+    ($wrapper:ident, [$($gen:tt)*] $side:ty, |$map:ident, $entity:ident| $test:expr) => {
+        impl<'w, $($gen)*> FetchItem<'w> for $wrapper<&'w $side> {
             type Item<'a> = ();
         }
 
-        impl<'w, R: 'w> Access<'w> for $wrapper<&'w $side<R>> {
+        impl<'w, $($gen)*> Access<'w> for $wrapper<&'w $side> {
             type Found = ();
             type Cursor = Self;
             const COLUMNS: usize = 1;
@@ -1270,7 +1271,7 @@ macro_rules! impl_relation_filter {
             }
         }
 
-        impl<'w, R: 'w> Cursor for $wrapper<&'w $side<R>> {
+        impl<'w, $($gen)*> Cursor for $wrapper<&'w $side> {
             type Item = ();
 
             #[inline]
@@ -1280,11 +1281,11 @@ macro_rules! impl_relation_filter {
             }
         }
 
-        impl<'w, R: 'w> Unpacked<'w> for $wrapper<&'w $side<R>> {}
+        impl<'w, $($gen)*> Unpacked<'w> for $wrapper<&'w $side> {}
 
-        impl<'w, R: 'w> ReadOnly<'w> for $wrapper<&'w $side<R>> {}
+        impl<'w, $($gen)*> ReadOnly<'w> for $wrapper<&'w $side> {}
 
-        impl<'w, R: 'w> IntoFetch<'w> for $wrapper<&'w $side<R>> {
+        impl<'w, $($gen)*> IntoFetch<'w> for $wrapper<&'w $side> {
             type Fetch = Self;
 
             #[inline]
@@ -1295,10 +1296,9 @@ macro_rules! impl_relation_filter {
     };
 }
 
-impl_relation_filter!(Linked, Links, |links, entity| links.contains(entity));
-impl_relation_filter!(Unlinked, Links, |links, entity| !links.contains(entity));
-impl_relation_filter!(Targeted, Sources, |sources, entity| sources
-    .contains(entity));
+impl_relation_filter!(Linked, [F: HasLinks + 'w] F, |links, entity| links.has_link(entity));
+impl_relation_filter!(Unlinked, [F: HasLinks + 'w] F, |links, entity| !links.has_link(entity));
+impl_relation_filter!(Targeted, [R: 'w] Sources<R>, |sources, entity| sources.contains(entity));
 
 impl<'w, R: 'w, C: 'static, K: Track> IntoFetch<'w> for Up<&'w Links<R>, &'w SparseMap<C, K>> {
     type Fetch = UpColumn<'w, R, &'w SparseMap<C, K>>;

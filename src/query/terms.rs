@@ -402,7 +402,7 @@ fn alive_check<W: Storages + Relates<R>, R>(world: &W) -> Option<&crate::EntityA
 /// (`query`) or its split borrow (`query_mut`).
 macro_rules! impl_up_terms {
     ($($q:ty => $inner:ty, |$map:ident| $wrap:expr;)+) => {$(
-        impl<'w, W: ColumnAccess<C> + Relates<R>, R: 'w, C: 'static> Query<'w, W> for Up<R, $q> {
+        impl<'w, W: ColumnAccess<C> + Relates<R, Forward = crate::Links<R>>, R: 'w, C: 'static> Query<'w, W> for Up<R, $q> {
             type Fetch = UpColumn<'w, R, $inner>;
             const REQUIRED: bool = false;
 
@@ -429,11 +429,11 @@ macro_rules! impl_up_terms {
 
         impl<'w, W: Storages, R, C: Column<W>> DistinctTerms<W> for Up<R, $q> {}
 
-        impl<'w, W: ColumnAccess<C> + RelationAccess<R> + 'w, R: 'w, C: 'static> QueryTerm<'w, W> for Up<R, $q> {
+        impl<'w, W: ColumnAccess<C> + RelationAccess<R> + Relates<R, Forward = crate::Links<R>> + 'w, R: 'w, C: 'static> QueryTerm<'w, W> for Up<R, $q> {
             const INDICES: Indices = Indices::one(<W as ColumnAccess<C>>::INDEX);
         }
 
-        impl<'w, W: ColumnAccess<C> + RelationAccess<R> + 'w, R: 'w, C: 'static> QueryParts<'w, W> for Up<R, $q> {
+        impl<'w, W: ColumnAccess<C> + RelationAccess<R> + Relates<R, Forward = crate::Links<R>> + 'w, R: 'w, C: 'static> QueryParts<'w, W> for Up<R, $q> {
             type Fetch = UpColumn<'w, R, $inner>;
             const REQUIRED: bool = false;
             const EACH_COMPONENT_ONCE: () = ();
@@ -471,9 +471,9 @@ impl_up_terms! {
 /// A relation filter term: it reads one side of `R`, names no component
 /// (so it differs from every other term), and is not required.
 macro_rules! impl_relation_filter_terms {
-    ($($filter:ident => $side:ident, $method:ident;)+) => {$(
+    ($($filter:ident => $side:ty, $method:ident;)+) => {$(
         impl<'w, W: Storages + Relates<R>, R: 'w> Query<'w, W> for $filter<R> {
-            type Fetch = $filter<&'w crate::$side<R>>;
+            type Fetch = $filter<&'w $side>;
             const REQUIRED: bool = false;
 
             #[inline]
@@ -499,7 +499,7 @@ macro_rules! impl_relation_filter_terms {
         }
 
         impl<'w, W: RelationAccess<R> + 'w, R: 'w> QueryParts<'w, W> for $filter<R> {
-            type Fetch = $filter<&'w crate::$side<R>>;
+            type Fetch = $filter<&'w $side>;
             const REQUIRED: bool = false;
             const EACH_COMPONENT_ONCE: () = ();
 
@@ -522,9 +522,9 @@ macro_rules! impl_relation_filter_terms {
 }
 
 impl_relation_filter_terms! {
-    Linked => Links, links;
-    Unlinked => Links, links;
-    Targeted => Sources, sources;
+    Linked => <W as Relates<R>>::Forward, links;
+    Unlinked => <W as Relates<R>>::Forward, links;
+    Targeted => crate::Sources<R>, sources;
 }
 
 /// A mutable query over a world `W`: one [`QueryTerm`], or a tuple of up to

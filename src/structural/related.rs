@@ -197,9 +197,11 @@ impl<W> EachRelation<W> for Unlink {
     {
         let mut sides = world.sides();
         sides.in_step();
-        drop(sides.unlink(self.0));
+        while let Some(payload) = sides.unlink_any(self.0) {
+            drop(payload);
+        }
         while let Some(&source) = sides.sources_of(self.0).last() {
-            drop(sides.unlink(source));
+            drop(sides.unlink(source, self.0));
         }
     }
 }

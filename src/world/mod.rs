@@ -28,7 +28,7 @@ use crate::plumbing::BundleParts;
 use crate::plumbing::TrackedColumn;
 use crate::query::fetch::Access;
 use crate::query::{Join, Query, QueryItem, QueryIter, QueryParts};
-use crate::relation::{Denied, RelateError, Relates};
+use crate::relation::{Denied, Forward, RelateError, Relates};
 use crate::seal::TOKEN;
 use crate::structural::{self, batch, despawn, OnPresent};
 use crate::{Contains, Entity, SparseMap};
@@ -409,7 +409,10 @@ pub trait World: Storages {
     }
 
     /// Undoes `source`'s link in the relation `R`, if any: O(1). Returns
-    /// its payload.
+    /// its payload (an `Option<R>`); in a `many` relation, every link of
+    /// `source` goes, and it returns them, `(target, payload)` in the order
+    /// of [`ManyLinks::targets`](crate::ManyLinks::targets) (a `Vec`). To undo one link of a `many` relation, use
+    /// [`unrelate_from`](World::unrelate_from).
     ///
     /// ```
     /// use typed_ecs::prelude::*;
@@ -426,11 +429,40 @@ pub trait World: Storages {
     /// assert!(scene.children.of(ship).is_empty());
     /// assert_eq!(scene.unrelate::<ChildOf>(gun), None);
     /// ```
-    fn unrelate<R>(&mut self, source: Entity) -> Option<R>
+    fn unrelate<R>(
+        &mut self,
+        source: Entity,
+    ) -> <<Self as Relates<R>>::Forward as Forward<R>>::Taken
     where
         Self: Relates<R>,
     {
         self.sides().unrelate(source)
+    }
+
+    /// Undoes the link from `source` to `target` in the relation `R`, if
+    /// there is one, and returns its payload: in a `many` relation, one of
+    /// the source's links; otherwise its link, if it goes to `target`.
+    ///
+    /// ```
+    /// use typed_ecs::prelude::*;
+    ///
+    /// #[derive(Debug, PartialEq)]
+    /// struct Likes(u8);
+    /// struct Tag;
+    /// world! { struct Town<Tag>; relations { likes: Likes -> liked_by [many]; } }
+    ///
+    /// let mut town = Town::new();
+    /// let (a, b, c) = (town.spawn(), town.spawn(), town.spawn());
+    /// town.relate(a, Likes(1), b).unwrap();
+    /// town.relate(a, Likes(2), c).unwrap();
+    /// assert_eq!(town.unrelate_from::<Likes>(a, b), Some(Likes(1)));
+    /// assert_eq!(town.likes.targets(a).collect::<Vec<_>>(), [c]);
+    /// ```
+    fn unrelate_from<R>(&mut self, source: Entity, target: Entity) -> Option<R>
+    where
+        Self: Relates<R>,
+    {
+        self.sides().unrelate_from(source, target)
     }
 
     /// Despawns every entity of `entities` that is alive, in order, as

@@ -27,6 +27,10 @@ use core::fmt;
 
 use crate::{Entity, EntityAllocator};
 
+mod many;
+
+pub use many::ManyLinks;
+
 /// What happens to an entity's sources when it is despawned (the `[…]` of
 /// a relation's line in `world!`). Not public API.
 #[doc(hidden)]
@@ -351,8 +355,8 @@ impl<R> Sources<R> {
 /// `true` if the two sides are each other's and in step (see
 /// [`Sides::in_step`]): what a read-only query over a relation checks.
 #[inline]
-pub(crate) fn in_step<R>(links: &Links<R>, sources: &Sources<R>) -> bool {
-    links.pair == sources.pair && links.changes == sources.changes
+pub(crate) fn in_step<R, F: Forward<R>>(links: &F, sources: &Sources<R>) -> bool {
+    links.pair_and_changes() == (sources.pair, sources.changes)
 }
 
 impl<R> Sources<R> {
@@ -381,22 +385,323 @@ const NO_LIST: u32 = u32::MAX;
 /// `world!` implements [`Relates`] with). Not public API.
 #[doc(hidden)]
 #[allow(missing_debug_implementations)]
-pub struct Sides<'a, R> {
+pub struct Sides<'a, R, F = Links<R>> {
     /// Which entities are alive.
     pub entities: &'a EntityAllocator,
     /// The forward side.
-    pub links: &'a mut Links<R>,
+    pub links: &'a mut F,
     /// The reverse side.
     pub sources: &'a mut Sources<R>,
 }
 
-impl<R> Sides<'_, R> {
+/// Whether a forward side holds a link from an entity: what the `Linked`
+/// and `Unlinked` query filters ask. Sealed: [`Links`] and [`ManyLinks`].
+pub trait HasLinks: crate::seal::Sealed {
+    /// `true` if `source` has a link.
+    #[doc(hidden)]
+    fn has_link(&self, source: Entity) -> bool;
+}
+
+impl<R> crate::seal::Sealed for Links<R> {}
+
+impl<R> HasLinks for Links<R> {
+    #[inline]
+    fn has_link(&self, source: Entity) -> bool {
+        self.contains(source)
+    }
+}
+
+/// A relation's forward side, as the world changes it: [`Links`] (one
+/// target a source) or [`ManyLinks`] (`many`). Each link knows its place
+/// in its target's list of sources. Not public API.
+#[doc(hidden)]
+pub trait Forward<R>: Default + HasLinks {
+    /// `true` for `many` (several targets a source).
+    const MANY: bool;
+
+    /// What `unrelate` hands back: the payload (one target), or every link
+    /// taken, `(target, payload)` (`many`).
+    type Taken;
+
+    /// The pair number and count of changes (see the module docs).
+    fn pair_and_changes(&self) -> (u64, u64);
+
+    /// Sets them.
+    fn set_pair_and_changes(&mut self, pair: u64, changes: u64);
+
+    /// How many links.
+    fn count(&self) -> usize;
+
+    /// Links `source` to `target` (whose list has `source` pushed at
+    /// `slot`). Only called when `source` has no link to `target`, and, for
+    /// one target a source, no link at all.
+    fn insert(&mut self, source: Entity, target: Entity, slot: u32, payload: R);
+
+    /// The payload of the link from `source` to `target`, mutably.
+    fn payload_mut(&mut self, source: Entity, target: Entity) -> Option<&mut R>;
+
+    /// Takes the link from `source` to `target` out: its place in the
+    /// target's list, and its payload.
+    fn take(&mut self, source: Entity, target: Entity) -> Option<(u32, R)>;
+
+    /// The target of one link of `source` (the last made, for `many`).
+    fn any_target(&self, source: Entity) -> Option<Entity>;
+
+    /// `source`'s target (one target a source; `None` for `many`, which
+    /// has no `tree`): what the cycle check follows.
+    fn up(&self, source: Entity) -> Option<Entity>;
+
+    /// The link from `source` to `target` is now at `slot` in the target's
+    /// list.
+    fn set_slot(&mut self, source: Entity, target: Entity, slot: u32);
+
+    /// Drops the links for which `keep(source, target)` is `false`.
+    fn retain(&mut self, keep: impl FnMut(Entity, Entity) -> bool);
+
+    /// Calls `f(source, target, slot)` for every link, in source order;
+    /// `f` returns the link's new slot.
+    fn each_mut(&mut self, f: impl FnMut(Entity, Entity) -> u32);
+
+    /// Calls `f(source, target)` for every link, in source order.
+    fn each(&self, f: impl FnMut(Entity, Entity));
+
+    /// Every link goes.
+    fn clear(&mut self);
+
+    /// Takes every link of `source` out through `unlink`, for `unrelate`.
+    fn take_all(sides: &mut Sides<'_, R, Self>, source: Entity) -> Self::Taken;
+}
+
+impl<R> Forward<R> for Links<R> {
+    const MANY: bool = false;
+    type Taken = Option<R>;
+
+    #[inline]
+    fn pair_and_changes(&self) -> (u64, u64) {
+        (self.pair, self.changes)
+    }
+
+    #[inline]
+    fn set_pair_and_changes(&mut self, pair: u64, changes: u64) {
+        self.pair = pair;
+        self.changes = changes;
+    }
+
+    #[inline]
+    fn count(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    fn insert(&mut self, source: Entity, target: Entity, slot: u32, payload: R) {
+        let index = source.index() as usize;
+        if self.links.len() <= index {
+            self.links.resize_with(index + 1, || None);
+        }
+        self.links[index] = Some(Link {
+            source,
+            target,
+            slot,
+            payload,
+        });
+        self.len += 1;
+    }
+
+    #[inline]
+    fn payload_mut(&mut self, source: Entity, target: Entity) -> Option<&mut R> {
+        self.links
+            .get_mut(source.index() as usize)?
+            .as_mut()
+            .filter(|link| link.source == source && link.target == target)
+            .map(|link| &mut link.payload)
+    }
+
+    #[inline]
+    fn take(&mut self, source: Entity, target: Entity) -> Option<(u32, R)> {
+        let slot = self.links.get_mut(source.index() as usize)?;
+        if !slot
+            .as_ref()
+            .is_some_and(|link| link.source == source && link.target == target)
+        {
+            return None;
+        }
+        let link = slot.take()?;
+        self.len -= 1;
+        Some((link.slot, link.payload))
+    }
+
+    #[inline]
+    fn any_target(&self, source: Entity) -> Option<Entity> {
+        self.target(source)
+    }
+
+    #[inline]
+    fn up(&self, source: Entity) -> Option<Entity> {
+        self.target(source)
+    }
+
+    #[inline]
+    fn set_slot(&mut self, source: Entity, _: Entity, slot: u32) {
+        if let Some(Some(link)) = self.links.get_mut(source.index() as usize) {
+            link.slot = slot;
+        }
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(Entity, Entity) -> bool) {
+        for slot in &mut self.links {
+            if slot.as_ref().is_some_and(|l| !keep(l.source, l.target)) {
+                *slot = None;
+            }
+        }
+        self.len = self.links.iter().flatten().count();
+    }
+
+    fn each_mut(&mut self, mut f: impl FnMut(Entity, Entity) -> u32) {
+        for link in self.links.iter_mut().flatten() {
+            link.slot = f(link.source, link.target);
+        }
+    }
+
+    fn each(&self, mut f: impl FnMut(Entity, Entity)) {
+        for link in self.links.iter().flatten() {
+            f(link.source, link.target);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.links.clear();
+        self.len = 0;
+    }
+
+    fn take_all(sides: &mut Sides<'_, R, Self>, source: Entity) -> Option<R> {
+        sides.unlink_any(source)
+    }
+}
+
+// The forward side of a `many` relation (see `many.rs`).
+impl<R> crate::seal::Sealed for ManyLinks<R> {}
+
+impl<R> HasLinks for ManyLinks<R> {
+    #[inline]
+    fn has_link(&self, source: Entity) -> bool {
+        self.contains(source)
+    }
+}
+
+impl<R> Forward<R> for ManyLinks<R> {
+    const MANY: bool = true;
+    type Taken = Vec<(Entity, R)>;
+
+    #[inline]
+    fn pair_and_changes(&self) -> (u64, u64) {
+        (self.pair, self.changes)
+    }
+
+    #[inline]
+    fn set_pair_and_changes(&mut self, pair: u64, changes: u64) {
+        self.pair = pair;
+        self.changes = changes;
+    }
+
+    #[inline]
+    fn count(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    fn insert(&mut self, source: Entity, target: Entity, slot: u32, payload: R) {
+        self.push(source, target, slot, payload);
+    }
+
+    #[inline]
+    fn payload_mut(&mut self, source: Entity, target: Entity) -> Option<&mut R> {
+        self.links_mut(source)?
+            .iter_mut()
+            .find(|link| link.target == target)
+            .map(|link| &mut link.payload)
+    }
+
+    fn take(&mut self, source: Entity, target: Entity) -> Option<(u32, R)> {
+        let links = self.links_mut(source)?;
+        let at = links.iter().position(|link| link.target == target)?;
+        let link = links.swap_remove(at);
+        if links.is_empty() {
+            self.out[source.index() as usize] = None;
+        }
+        self.len -= 1;
+        Some((link.slot, link.payload))
+    }
+
+    #[inline]
+    fn any_target(&self, source: Entity) -> Option<Entity> {
+        self.links(source).last().map(|link| link.target)
+    }
+
+    #[inline]
+    fn up(&self, _: Entity) -> Option<Entity> {
+        None
+    }
+
+    fn set_slot(&mut self, source: Entity, target: Entity, slot: u32) {
+        if let Some(link) = self
+            .links_mut(source)
+            .and_then(|links| links.iter_mut().find(|link| link.target == target))
+        {
+            link.slot = slot;
+        }
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(Entity, Entity) -> bool) {
+        for entry in &mut self.out {
+            if let Some((source, links)) = entry {
+                let source = *source;
+                links.retain(|link| keep(source, link.target));
+                if links.is_empty() {
+                    *entry = None;
+                }
+            }
+        }
+        self.len = self.out.iter().flatten().map(|(_, l)| l.len()).sum();
+    }
+
+    fn each_mut(&mut self, mut f: impl FnMut(Entity, Entity) -> u32) {
+        for (source, links) in self.out.iter_mut().flatten() {
+            for link in links {
+                link.slot = f(*source, link.target);
+            }
+        }
+    }
+
+    fn each(&self, mut f: impl FnMut(Entity, Entity)) {
+        for (source, target, _) in self.iter() {
+            f(source, target);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.out.clear();
+        self.len = 0;
+    }
+
+    fn take_all(sides: &mut Sides<'_, R, Self>, source: Entity) -> Vec<(Entity, R)> {
+        let mut taken = Vec::new();
+        while let Some(target) = sides.links.any_target(source) {
+            if let Some(payload) = sides.unlink(source, target) {
+                taken.push((target, payload));
+            }
+        }
+        taken.reverse();
+        taken
+    }
+}
+
+impl<R, F: Forward<R>> Sides<'_, R, F> {
     /// Brings the two sides in step, if they are not (a field swapped,
     /// taken or cloned): the reverse index is rebuilt from the links, and
     /// the links of entities not alive here dropped.
     #[inline]
     pub(crate) fn in_step(&mut self) {
-        if self.links.pair != self.sources.pair || self.links.changes != self.sources.changes {
+        if self.links.pair_and_changes() != (self.sources.pair, self.sources.changes) {
             self.rebuild();
         }
     }
@@ -405,46 +710,43 @@ impl<R> Sides<'_, R> {
     #[inline(never)]
     fn rebuild(&mut self) {
         let entities = self.entities;
-        for slot in &mut self.links.links {
-            if slot.as_ref().is_some_and(|l| {
-                !entities.is_alive(l.source) || !entities.is_alive(l.target) || l.source == l.target
-            }) {
-                *slot = None;
-            }
-        }
-        self.links.len = self.links.links.iter().flatten().count();
-        if self.links.pair == 0
-            || self.links.pair == u64::MAX
-            || self.links.pair == self.sources.pair
-        {
-            self.links.pair = crate::unique::next();
+        self.links.retain(|source, target| {
+            entities.is_alive(source) && entities.is_alive(target) && source != target
+        });
+        let (mut pair, changes) = self.links.pair_and_changes();
+        if pair == 0 || pair == u64::MAX || pair == self.sources.pair {
+            pair = crate::unique::next();
         }
         let mut sources = Sources::default();
-        for link in self.links.links.iter_mut().flatten() {
-            let list = sources.list_mut(link.target);
-            link.slot = list.len() as u32;
-            list.push(link.source);
-        }
-        sources.pair = self.links.pair;
-        sources.changes = self.links.changes;
+        self.links.each_mut(|source, target| {
+            let list = sources.list_mut(target);
+            list.push(source);
+            (list.len() - 1) as u32
+        });
+        self.links.set_pair_and_changes(pair, changes);
+        sources.pair = pair;
+        sources.changes = changes;
         *self.sources = sources;
     }
 
     /// Both sides changed: their counts move together.
     #[inline]
     fn changed(&mut self) {
-        if self.links.pair == 0 {
-            self.links.pair = crate::unique::next();
-            self.sources.pair = self.links.pair;
+        let (mut pair, changes) = self.links.pair_and_changes();
+        if pair == 0 {
+            pair = crate::unique::next();
         }
-        self.links.changes += 1;
-        self.sources.changes = self.links.changes;
+        self.links.set_pair_and_changes(pair, changes + 1);
+        self.sources.pair = pair;
+        self.sources.changes = changes + 1;
     }
 
     /// Relates `source` to `target` with `payload`, if both are alive and
     /// distinct and, in a `tree` relation, the link closes no cycle: what
     /// `World::relate` and an applied `Commands::relate` both do. The
-    /// previous link of `source`, if any, goes (its payload returned).
+    /// link it replaces, if any, goes (its payload returned): the previous
+    /// link of `source` (one target a source), or the link from `source`
+    /// to `target` (`many`).
     pub(crate) fn relate(
         &mut self,
         source: Entity,
@@ -471,57 +773,63 @@ impl<R> Sides<'_, R> {
         Ok(self.link(source, payload, target))
     }
 
-    /// Links `source` to `target` with `payload`; the previous link of
-    /// `source`, if any, goes (its payload returned). The caller checked
-    /// both alive, distinct, and the tree rule.
+    /// Links `source` to `target` with `payload`. The caller checked both
+    /// alive, distinct, and the tree rule.
     fn link(&mut self, source: Entity, payload: R, target: Entity) -> Option<R> {
-        let old = self.unlink(source);
+        if let Some(old) = self.links.payload_mut(source, target) {
+            // The same link again: only its payload changes.
+            return Some(core::mem::replace(old, payload));
+        }
+        // One target a source: its link to another goes first.
+        let old = if F::MANY {
+            None
+        } else {
+            self.unlink_any(source)
+        };
         let list = self.sources.list_mut(target);
         let slot = list.len() as u32;
         list.push(source);
-        let index = source.index() as usize;
-        if self.links.links.len() <= index {
-            self.links.links.resize_with(index + 1, || None);
-        }
-        self.links.links[index] = Some(Link {
-            source,
-            target,
-            slot,
-            payload,
-        });
-        self.links.len += 1;
+        self.links.insert(source, target, slot, payload);
         self.changed();
         old
     }
 
-    /// Undoes `source`'s link, if any, with both sides in step first: what
+    /// Undoes `source`'s links, with both sides in step first: what
     /// `World::unrelate` and an applied `Commands::unrelate` do.
-    pub(crate) fn unrelate(&mut self, source: Entity) -> Option<R> {
+    pub(crate) fn unrelate(&mut self, source: Entity) -> F::Taken {
         self.in_step();
-        self.unlink(source)
+        F::take_all(self, source)
     }
 
-    /// Unlinks `source` from its target: O(1). Its payload, if it was
-    /// related.
-    pub(crate) fn unlink(&mut self, source: Entity) -> Option<R> {
-        self.links.link(source)?;
-        let link = self.links.links[source.index() as usize]
-            .take()
-            .expect("just found");
-        self.links.len -= 1;
-        let list = self.sources.list_mut(link.target);
-        let slot = link.slot as usize;
+    /// Undoes the link from `source` to `target`, if any, with both sides
+    /// in step first: what `World::unrelate_from` does.
+    pub(crate) fn unrelate_from(&mut self, source: Entity, target: Entity) -> Option<R> {
+        self.in_step();
+        self.unlink(source, target)
+    }
+
+    /// Unlinks one link of `source` (its only one, for one target a
+    /// source): O(1). Its payload, if it had one.
+    pub(crate) fn unlink_any(&mut self, source: Entity) -> Option<R> {
+        let target = self.links.any_target(source)?;
+        self.unlink(source, target)
+    }
+
+    /// Unlinks `source` from `target`: O(1) in the target's list (the last
+    /// source takes the place freed). Its payload, if there was a link.
+    pub(crate) fn unlink(&mut self, source: Entity, target: Entity) -> Option<R> {
+        let (slot, payload) = self.links.take(source, target)?;
+        let list = self.sources.list_mut(target);
+        let slot = slot as usize;
         list.swap_remove(slot);
         if let Some(&moved) = list.get(slot) {
-            if let Some(Some(moved_link)) = self.links.links.get_mut(moved.index() as usize) {
-                moved_link.slot = slot as u32;
-            }
+            self.links.set_slot(moved, target, slot as u32);
         }
         if list.is_empty() {
-            self.sources.drop_list(link.target);
+            self.sources.drop_list(target);
         }
         self.changed();
-        Some(link.payload)
+        Some(payload)
     }
 
     /// `true` if linking `source` to `target` closes a cycle: `source` is
@@ -534,11 +842,11 @@ impl<R> Sides<'_, R> {
                 return true;
             }
             steps += 1;
-            if steps > self.links.len + 1 {
+            if steps > self.links.count() + 1 {
                 // A cycle already there (the links of a tree have none).
                 return true;
             }
-            at = self.links.target(entity);
+            at = self.links.up(entity);
         }
         false
     }
@@ -551,8 +859,7 @@ impl<R> Sides<'_, R> {
 
     /// Every link goes (the world was emptied).
     pub(crate) fn clear(&mut self) {
-        self.links.links.clear();
-        self.links.len = 0;
+        self.links.clear();
         self.sources.places.clear();
         self.sources.lists.clear();
         self.changed();
@@ -564,7 +871,7 @@ impl<R> Sides<'_, R> {
 #[diagnostic::on_unimplemented(
     message = "`{R}` is not a relation of `{Self}`",
     label = "`{Self}` declares no relation `{R}`",
-    note = "declare it in the `world!` of `{Self}`: `relations {{ name: {R} -> reverse_name; }}` (policies in brackets: `[despawn]`, `[deny]`, `[tree]`)"
+    note = "declare it in the `world!` of `{Self}`: `relations {{ name: {R} -> reverse_name; }}` (policies in brackets: `[despawn]`, `[deny]`, `[tree]`, `[many]`)"
 )]
 pub trait Relates<R>: Related {
     /// What happens to a target's sources when it is despawned.
@@ -576,13 +883,17 @@ pub trait Relates<R>: Related {
     /// The relation's name, as declared.
     #[doc(hidden)]
     const NAME: &'static str;
+    /// The forward side's type: [`Links<R>`], or [`ManyLinks<R>`] for a
+    /// `many` relation.
+    type Forward: Forward<R>;
+
     /// The two sides, and the allocator.
     #[doc(hidden)]
-    fn sides(&mut self) -> Sides<'_, R>;
+    fn sides(&mut self) -> Sides<'_, R, Self::Forward>;
 
     /// The forward side, to read.
     #[doc(hidden)]
-    fn links(&self) -> &Links<R>;
+    fn links(&self) -> &Self::Forward;
 
     /// The reverse side, to read.
     #[doc(hidden)]
@@ -711,6 +1022,8 @@ pub(crate) enum RelationOp<R> {
     Relate(Entity, R, Entity),
     /// `Commands::unrelate::<R>(source)`.
     Unrelate(Entity),
+    /// `Commands::unrelate_from::<R>(source, target)`.
+    UnrelateFrom(Entity, Entity),
 }
 
 impl<R> Default for RelationQueue<R> {
@@ -866,47 +1179,42 @@ impl<'de, R> serde::Deserialize<'de> for Sources<R> {
     }
 }
 
-impl<R> Sides<'_, R> {
+impl<R, F: Forward<R>> Sides<'_, R, F> {
     /// A loaded relation's links checked (each source and target alive and
     /// distinct; no cycle in a `tree`), then the reverse index built:
     /// `Err` says which link is wrong.
     #[cfg(feature = "serde")]
     pub(crate) fn loaded(&mut self, name: &str, tree: bool) -> Result<(), alloc::string::String> {
         use alloc::format;
-        for link in self.links.links.iter().flatten() {
-            if !self.entities.is_alive(link.source) || !self.entities.is_alive(link.target) {
-                return Err(format!(
-                    "relation `{name}`: the link {:?} -> {:?} names an entity that is not alive",
-                    link.source, link.target
-                ));
+        let mut error = None;
+        let entities = self.entities;
+        self.links.each(|source, target| {
+            if error.is_some() {
+                return;
             }
-            if link.source == link.target {
-                return Err(format!(
-                    "relation `{name}`: {:?} is related to itself",
-                    link.source
+            if !entities.is_alive(source) || !entities.is_alive(target) {
+                error = Some(format!(
+                    "relation `{name}`: the link {source:?} -> {target:?} names an entity that is not alive"
                 ));
+            } else if source == target {
+                error = Some(format!("relation `{name}`: {source:?} is related to itself"));
             }
-        }
-        if tree {
-            for link in self.links.links.iter().flatten() {
-                if self.would_cycle_from(link.source) {
-                    return Err(format!(
-                        "relation `{name}` is declared `tree`, and its links from {:?} come back to it",
-                        link.source
+        });
+        if tree && error.is_none() {
+            self.links.each(|source, target| {
+                if error.is_none() && self.would_cycle(source, target) {
+                    error = Some(format!(
+                        "relation `{name}` is declared `tree`, and its links from {source:?} come back to it"
                     ));
                 }
-            }
+            });
         }
-        self.links.pair = u64::MAX;
+        if let Some(error) = error {
+            return Err(error);
+        }
+        let (_, changes) = self.links.pair_and_changes();
+        self.links.set_pair_and_changes(u64::MAX, changes);
         self.in_step();
         Ok(())
-    }
-
-    /// `true` if following the links up from `source` comes back to it.
-    #[cfg(feature = "serde")]
-    fn would_cycle_from(&self, source: Entity) -> bool {
-        self.links
-            .target(source)
-            .is_some_and(|target| self.would_cycle(source, target))
     }
 }
