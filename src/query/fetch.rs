@@ -1148,7 +1148,28 @@ impl<'w, C: 'static, K: Track> UpInner<'w> for Maybe<&'w SparseMap<C, K>> {
 
 /// The fetch of an [`Up`]: the relation's links, what it reads on the
 /// target, and, for a world's read-only query over a relation not in step
-/// with the world, the allocator (a target must be alive).
+/// with the world, the allocator (a target must be alive). What
+/// `Up(&world.child_of, &world.c)` becomes in a [`join`](super::join),
+/// and the `Fetch` of an `Up<R, &C>` query term.
+///
+/// ```
+/// use typed_ecs::prelude::*;
+/// use typed_ecs::{IntoFetch, UpColumn};
+///
+/// struct ChildOf;
+/// struct Scale(f32);
+/// world! { struct Scene<Scale>; relations { child_of: ChildOf -> children; } }
+///
+/// let mut scene = Scene::new();
+/// let (ship, gun) = (scene.spawn_with((Scale(2.0),)), scene.spawn_with((Scale(1.0),)));
+/// scene.relate(gun, ChildOf, ship).unwrap();
+/// let _fetch: UpColumn<'_, ChildOf, &SparseMap<Scale>> = Up(&scene.child_of, &scene.scale).into_fetch();
+/// let parents: Vec<f32> = join((&scene.scale, Up(&scene.child_of, &scene.scale)))
+///     .into_iter()
+///     .map(|(_, (_, parent))| parent.0)
+///     .collect();
+/// assert_eq!(parents, [2.0]);
+/// ```
 #[derive(Debug)]
 pub struct UpColumn<'w, R, I> {
     pub(crate) links: &'w Links<R>,
