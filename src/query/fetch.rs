@@ -976,24 +976,44 @@ impl<'w, C: 'static, K: Track> ReadOnly<'w> for With<&'w SparseMap<C, K>> {}
 /// run the other columns line up in, answering for each of the run's
 /// entities (see its [`Packed`] impl).
 macro_rules! impl_presence_column {
-    ($wrapper:ident, $item:ty, |$map:ident, $entity:ident, $slot:ident| $find:expr) => {
-        impl<'w, C: 'static, K: Track> FetchItem<'w> for $wrapper<&'w SparseMap<C, K>> {
+    ($wrapper:ident, $item:ty, |$map:ident, $entity:ident| $find:expr) => {
+        lookup_column!(
+            [C: 'static, K: Track] $wrapper<&'w SparseMap<C, K>>, $item,
+            plan |this| column(this.0, false, false),
+            find |this, $entity| {
+                let $map = this.0;
+                $find
+            }
+        );
+    };
+}
+
+/// The sealed interface of a column looked up per entity, that finds its
+/// item in one step (`Found` is the item): the presence columns, the
+/// relation filters and `Up`. `plan` is the column's plan facts; `find`
+/// the item of `entity`, if it matches.
+macro_rules! lookup_column {
+    ([$($gen:tt)*] $ty:ty, $item:ty,
+        plan |$pself:ident| $plan:expr,
+        find |$fself:ident, $entity:ident| $find:expr) => {
+        impl<'w, $($gen)*> FetchItem<'w> for $ty {
             type Item<'a> = $item;
         }
 
-        impl<'w, C: 'static, K: Track> Access<'w> for $wrapper<&'w SparseMap<C, K>> {
+        impl<'w, $($gen)*> Access<'w> for $ty {
             type Found = $item;
             type Cursor = Self;
             const COLUMNS: usize = 1;
 
             #[inline]
             fn plan(&self, planner: &mut Planner<'w>) {
-                planner.column(column(self.0, false, false));
+                let $pself = self;
+                planner.column($plan);
             }
 
             #[inline]
-            fn find(&self, $entity: Entity, $slot: usize) -> Option<$item> {
-                let $map = self.0;
+            fn find(&self, $entity: Entity, _slot: usize) -> Option<$item> {
+                let $fself = self;
                 $find
             }
 
@@ -1018,23 +1038,23 @@ macro_rules! impl_presence_column {
             }
         }
 
-        impl<C, K: Track> Cursor for $wrapper<&SparseMap<C, K>> {
+        impl<'w, $($gen)*> Cursor for $ty {
             type Item = $item;
 
             #[inline]
-            fn next(&mut self, $entity: Entity, $slot: usize) -> Option<$item> {
-                let $map = self.0;
+            fn next(&mut self, $entity: Entity, _slot: usize) -> Option<$item> {
+                let $fself = &*self;
                 $find
             }
         }
 
-        impl<'w, C: 'static, K: Track> ReadOnly<'w> for $wrapper<&'w SparseMap<C, K>> {}
+        impl<'w, $($gen)*> ReadOnly<'w> for $ty {}
     };
 }
 
-impl_presence_column!(Without, (), |map, entity, _slot| (!map.contains(entity))
+impl_presence_column!(Without, (), |map, entity| (!map.contains(entity))
     .then_some(()));
-impl_presence_column!(Has, bool, |map, entity, _slot| Some(map.contains(entity)));
+impl_presence_column!(Has, bool, |map, entity| Some(map.contains(entity)));
 
 impl<'w, C: 'static, K: Track> Unpacked<'w> for Without<&'w SparseMap<C, K>> {}
 
@@ -1197,114 +1217,29 @@ impl<'w, R, I: UpInner<'w>> UpColumn<'w, R, I> {
     }
 }
 
-impl<'w, R: 'w, I: UpInner<'w>> FetchItem<'w> for UpColumn<'w, R, I> {
-    type Item<'a> = I::Item;
-}
-
-impl<'w, R: 'w, I: UpInner<'w>> Access<'w> for UpColumn<'w, R, I> {
-    type Found = I::Item;
-    type Cursor = Self;
-    const COLUMNS: usize = 1;
-
-    #[inline]
-    fn plan(&self, planner: &mut Planner<'w>) {
-        planner.column(relation_column());
-    }
-
-    #[inline]
-    fn find(&self, entity: Entity, _: usize) -> Option<I::Item> {
-        self.item(entity)
-    }
-
-    #[inline(always)]
-    fn fetch(&mut self, found: I::Item, _: Entity) -> I::Item {
-        found
-    }
-
-    #[inline(always)]
-    fn fetch_owned(self, found: I::Item, _: Entity) -> I::Item {
-        found
-    }
-
-    #[inline]
-    fn into_cursor(self) -> Self {
-        self
-    }
-
-    #[inline]
-    fn split_at(self, _mid: usize) -> (Self, Self) {
-        (self, self)
-    }
-}
-
-impl<'w, R: 'w, I: UpInner<'w>> Cursor for UpColumn<'w, R, I> {
-    type Item = I::Item;
-
-    #[inline]
-    fn next(&mut self, entity: Entity, _: usize) -> Option<I::Item> {
-        self.item(entity)
-    }
-}
+lookup_column!(
+    [R: 'w, I: UpInner<'w>] UpColumn<'w, R, I>, I::Item,
+    plan |_this| relation_column(),
+    find |this, entity| this.item(entity)
+);
 
 impl<'w, R: 'w, I: UpInner<'w>> Unpacked<'w> for UpColumn<'w, R, I> {}
-
-impl<'w, R: 'w, I: UpInner<'w>> ReadOnly<'w> for UpColumn<'w, R, I> {}
 
 /// A filter column over one side of a relation: `Linked` and `Unlinked`
 /// (over the links, one target a source or `many`) and `Targeted` (over
 /// the sources), each yielding `()`.
 macro_rules! impl_relation_filter {
     ($wrapper:ident, [$($gen:tt)*] $side:ty, |$map:ident, $entity:ident| $test:expr) => {
-        impl<'w, $($gen)*> FetchItem<'w> for $wrapper<&'w $side> {
-            type Item<'a> = ();
-        }
-
-        impl<'w, $($gen)*> Access<'w> for $wrapper<&'w $side> {
-            type Found = ();
-            type Cursor = Self;
-            const COLUMNS: usize = 1;
-
-            #[inline]
-            fn plan(&self, planner: &mut Planner<'w>) {
-                planner.column(relation_column());
-            }
-
-            #[inline]
-            fn find(&self, $entity: Entity, _: usize) -> Option<()> {
-                let $map = self.0;
+        lookup_column!(
+            [$($gen)*] $wrapper<&'w $side>, (),
+            plan |_this| relation_column(),
+            find |this, $entity| {
+                let $map = this.0;
                 $test.then_some(())
             }
-
-            #[inline(always)]
-            fn fetch(&mut self, _: (), _: Entity) {}
-
-            #[inline(always)]
-            fn fetch_owned(self, _: (), _: Entity) {}
-
-            #[inline]
-            fn into_cursor(self) -> Self {
-                self
-            }
-
-            #[inline]
-            fn split_at(self, _mid: usize) -> (Self, Self) {
-                (self, self)
-            }
-        }
-
-        impl<'w, $($gen)*> Cursor for $wrapper<&'w $side> {
-            type Item = ();
-
-            #[inline]
-            fn next(&mut self, $entity: Entity, _: usize) -> Option<()> {
-                let $map = self.0;
-                $test.then_some(())
-            }
-        }
+        );
 
         impl<'w, $($gen)*> Unpacked<'w> for $wrapper<&'w $side> {}
-
-        impl<'w, $($gen)*> ReadOnly<'w> for $wrapper<&'w $side> {}
 
         impl<'w, $($gen)*> IntoFetch<'w> for $wrapper<&'w $side> {
             type Fetch = Self;

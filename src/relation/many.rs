@@ -4,6 +4,7 @@
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::pairing::Pairing;
 use crate::Entity;
 
 /// One link of a source.
@@ -53,8 +54,7 @@ pub struct ManyLinks<R> {
     /// By source index: the source's handle and its links.
     pub(super) out: Vec<Option<(Entity, Vec<ManyLink<R>>)>>,
     pub(super) len: usize,
-    pub(super) pair: u64,
-    pub(super) changes: u64,
+    pub(super) pairing: Pairing,
 }
 
 impl<R> Default for ManyLinks<R> {
@@ -62,8 +62,7 @@ impl<R> Default for ManyLinks<R> {
         ManyLinks {
             out: Vec::new(),
             len: 0,
-            pair: 0,
-            changes: 0,
+            pairing: Pairing::default(),
         }
     }
 }
@@ -75,8 +74,7 @@ impl<R: Clone> Clone for ManyLinks<R> {
         ManyLinks {
             out: self.out.clone(),
             len: self.len,
-            pair: u64::MAX,
-            changes: self.changes,
+            pairing: self.pairing.unpaired(),
         }
     }
 }
@@ -273,7 +271,7 @@ impl<'de, R: serde::Deserialize<'de>> serde::Deserialize<'de> for ManyLinks<R> {
             }
             links.push(source, target, 0, payload);
         }
-        links.pair = u64::MAX;
+        links.pairing = links.pairing.unpaired();
         Ok(links)
     }
 }

@@ -28,8 +28,10 @@ use core::fmt;
 use crate::{Entity, EntityAllocator};
 
 mod many;
+mod pairing;
 
 pub use many::ManyLinks;
+use pairing::Pairing;
 
 /// What happens to an entity's sources when it is despawned (the `[…]` of
 /// a relation's line in `world!`). Not public API.
@@ -82,8 +84,7 @@ pub struct Links<R> {
     /// By source index.
     links: Vec<Option<Link<R>>>,
     len: usize,
-    pair: u64,
-    changes: u64,
+    pairing: Pairing,
 }
 
 /// The reverse side of a relation `R`: each target's sources. A field of
@@ -114,8 +115,7 @@ pub struct Sources<R> {
     places: Vec<u32>,
     /// Each target's handle and its sources, packed.
     lists: Vec<(Entity, Vec<Entity>)>,
-    pair: u64,
-    changes: u64,
+    pairing: Pairing,
     relation: core::marker::PhantomData<fn() -> R>,
 }
 
@@ -124,8 +124,7 @@ impl<R> Default for Links<R> {
         Links {
             links: Vec::new(),
             len: 0,
-            pair: 0,
-            changes: 0,
+            pairing: Pairing::default(),
         }
     }
 }
@@ -135,8 +134,7 @@ impl<R> Default for Sources<R> {
         Sources {
             places: Vec::new(),
             lists: Vec::new(),
-            pair: 0,
-            changes: 0,
+            pairing: Pairing::default(),
             relation: core::marker::PhantomData,
         }
     }
@@ -149,8 +147,7 @@ impl<R: Clone> Clone for Links<R> {
         Links {
             links: self.links.clone(),
             len: self.len,
-            pair: u64::MAX,
-            changes: self.changes,
+            pairing: self.pairing.unpaired(),
         }
     }
 }
@@ -356,7 +353,7 @@ impl<R> Sources<R> {
 /// [`Sides::in_step`]): what a read-only query over a relation checks.
 #[inline]
 pub(crate) fn in_step<R, F: Forward<R>>(links: &F, sources: &Sources<R>) -> bool {
-    links.pair_and_changes() == (sources.pair, sources.changes)
+    links.pairing() == sources.pairing
 }
 
 impl<R> Sources<R> {
@@ -424,10 +421,10 @@ pub trait Forward<R>: Default + HasLinks {
     type Taken;
 
     /// The pair number and count of changes (see the module docs).
-    fn pair_and_changes(&self) -> (u64, u64);
+    fn pairing(&self) -> Pairing;
 
-    /// Sets them.
-    fn set_pair_and_changes(&mut self, pair: u64, changes: u64);
+    /// Them, to set.
+    fn pairing_mut(&mut self) -> &mut Pairing;
 
     /// How many links.
     fn count(&self) -> usize;
@@ -477,14 +474,13 @@ impl<R> Forward<R> for Links<R> {
     type Taken = Option<R>;
 
     #[inline]
-    fn pair_and_changes(&self) -> (u64, u64) {
-        (self.pair, self.changes)
+    fn pairing(&self) -> Pairing {
+        self.pairing
     }
 
     #[inline]
-    fn set_pair_and_changes(&mut self, pair: u64, changes: u64) {
-        self.pair = pair;
-        self.changes = changes;
+    fn pairing_mut(&mut self) -> &mut Pairing {
+        &mut self.pairing
     }
 
     #[inline]
@@ -593,14 +589,13 @@ impl<R> Forward<R> for ManyLinks<R> {
     type Taken = Vec<(Entity, R)>;
 
     #[inline]
-    fn pair_and_changes(&self) -> (u64, u64) {
-        (self.pair, self.changes)
+    fn pairing(&self) -> Pairing {
+        self.pairing
     }
 
     #[inline]
-    fn set_pair_and_changes(&mut self, pair: u64, changes: u64) {
-        self.pair = pair;
-        self.changes = changes;
+    fn pairing_mut(&mut self) -> &mut Pairing {
+        &mut self.pairing
     }
 
     #[inline]
@@ -701,7 +696,7 @@ impl<R, F: Forward<R>> Sides<'_, R, F> {
     /// the links of entities not alive here dropped.
     #[inline]
     pub(crate) fn in_step(&mut self) {
-        if self.links.pair_and_changes() != (self.sources.pair, self.sources.changes) {
+        if self.links.pairing() != self.sources.pairing {
             self.rebuild();
         }
     }
@@ -713,32 +708,24 @@ impl<R, F: Forward<R>> Sides<'_, R, F> {
         self.links.retain(|source, target| {
             entities.is_alive(source) && entities.is_alive(target) && source != target
         });
-        let (mut pair, changes) = self.links.pair_and_changes();
-        if pair == 0 || pair == u64::MAX || pair == self.sources.pair {
-            pair = crate::unique::next();
-        }
+        let pairing = self.links.pairing().rebuilt(self.sources.pairing);
         let mut sources = Sources::default();
         self.links.each_mut(|source, target| {
             let list = sources.list_mut(target);
             list.push(source);
             (list.len() - 1) as u32
         });
-        self.links.set_pair_and_changes(pair, changes);
-        sources.pair = pair;
-        sources.changes = changes;
+        *self.links.pairing_mut() = pairing;
+        sources.pairing = pairing;
         *self.sources = sources;
     }
 
     /// Both sides changed: their counts move together.
     #[inline]
     fn changed(&mut self) {
-        let (mut pair, changes) = self.links.pair_and_changes();
-        if pair == 0 {
-            pair = crate::unique::next();
-        }
-        self.links.set_pair_and_changes(pair, changes + 1);
-        self.sources.pair = pair;
-        self.sources.changes = changes + 1;
+        let pairing = self.links.pairing_mut();
+        pairing.changed();
+        self.sources.pairing = *pairing;
     }
 
     /// Relates `source` to `target` with `payload`, if both are alive and
@@ -1158,7 +1145,7 @@ impl<'de, R: serde::Deserialize<'de>> serde::Deserialize<'de> for Links<R> {
             });
             links.len += 1;
         }
-        links.pair = u64::MAX;
+        links.pairing = links.pairing.unpaired();
         Ok(links)
     }
 }
@@ -1212,8 +1199,8 @@ impl<R, F: Forward<R>> Sides<'_, R, F> {
         if let Some(error) = error {
             return Err(error);
         }
-        let (_, changes) = self.links.pair_and_changes();
-        self.links.set_pair_and_changes(u64::MAX, changes);
+        let pairing = self.links.pairing_mut();
+        *pairing = pairing.unpaired();
         self.in_step();
         Ok(())
     }
