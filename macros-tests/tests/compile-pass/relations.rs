@@ -21,8 +21,13 @@ world! {
 world! {
     pub struct Fields { name: Name }
     resources { count: Count }
-    relations { owns: typed_ecs_marker::Owns -> owned_by [deny] ; }
+    relations {
+        owns: typed_ecs_marker::Owns -> owned_by [deny] ;
+        likes: Likes -> liked_by [despawn, many];
+    }
 }
+
+pub struct Likes(pub u8);
 
 mod typed_ecs_marker {
     pub struct Owns;
@@ -30,6 +35,10 @@ mod typed_ecs_marker {
 
 fn count_children(children: &Sources<ChildOf>, links: &Links<ChildOf>, count: &mut Count) {
     count.0 = links.iter().filter(|(_, t, _)| !children.of(*t).is_empty()).count();
+}
+
+fn count_likes(likes: &ManyLinks<Likes>, names: &SparseMap<Name>, count: &mut Count) {
+    count.0 = names.entities().iter().map(|&e| likes.targets(e).count()).sum();
 }
 
 fn main() {
@@ -44,4 +53,13 @@ fn main() {
     let (a, b) = (fields.spawn(), fields.spawn());
     fields.relate(a, typed_ecs_marker::Owns, b).unwrap();
     assert!(fields.try_despawn(b).is_err());
+    let (c, d) = (fields.spawn_with((Name("c"),)), fields.spawn());
+    fields.relate(c, Likes(1), d).unwrap();
+    fields.relate(c, Likes(2), a).unwrap();
+    let mut schedule = Schedule::new();
+    schedule.add_system(count_likes);
+    schedule.run(&mut fields);
+    assert_eq!(fields.count.0, 2);
+    fields.despawn(d); // `despawn`: its source `c` goes too
+    assert!(!fields.is_alive(c) && fields.liked_by.of(a).is_empty());
 }
