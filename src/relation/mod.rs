@@ -441,8 +441,9 @@ pub trait Forward<R>: Default + HasLinks {
     /// target's list, and its payload.
     fn take(&mut self, source: Entity, target: Entity) -> Option<(u32, R)>;
 
-    /// The target of one link of `source` (the last made, for `many`).
-    fn any_target(&self, source: Entity) -> Option<Entity>;
+    /// Takes one link of `source` out (its only one, or, for `many`, its
+    /// last): its target, its place in the target's list, its payload.
+    fn take_any(&mut self, source: Entity) -> Option<(Entity, u32, R)>;
 
     /// `source`'s target (one target a source; `None` for `many`, which
     /// has no `tree`): what the cycle check follows.
@@ -527,8 +528,14 @@ impl<R> Forward<R> for Links<R> {
     }
 
     #[inline]
-    fn any_target(&self, source: Entity) -> Option<Entity> {
-        self.target(source)
+    fn take_any(&mut self, source: Entity) -> Option<(Entity, u32, R)> {
+        let slot = self.links.get_mut(source.index() as usize)?;
+        if !slot.as_ref().is_some_and(|link| link.source == source) {
+            return None;
+        }
+        let link = slot.take()?;
+        self.len -= 1;
+        Some((link.target, link.slot, link.payload))
     }
 
     #[inline]
@@ -570,7 +577,7 @@ impl<R> Forward<R> for Links<R> {
     }
 
     fn take_all(sides: &mut Sides<'_, R, Self>, source: Entity) -> Option<R> {
-        sides.unlink_any(source)
+        sides.unlink_any(source).map(|(_, payload)| payload)
     }
 }
 
@@ -627,9 +634,14 @@ impl<R> Forward<R> for ManyLinks<R> {
         Some((link.slot, link.payload))
     }
 
-    #[inline]
-    fn any_target(&self, source: Entity) -> Option<Entity> {
-        self.links(source).last().map(|link| link.target)
+    fn take_any(&mut self, source: Entity) -> Option<(Entity, u32, R)> {
+        let links = self.links_mut(source)?;
+        let link = links.pop()?;
+        if links.is_empty() {
+            self.out[source.index() as usize] = None;
+        }
+        self.len -= 1;
+        Some((link.target, link.slot, link.payload))
     }
 
     #[inline]
@@ -680,10 +692,8 @@ impl<R> Forward<R> for ManyLinks<R> {
 
     fn take_all(sides: &mut Sides<'_, R, Self>, source: Entity) -> Vec<(Entity, R)> {
         let mut taken = Vec::new();
-        while let Some(target) = sides.links.any_target(source) {
-            if let Some(payload) = sides.unlink(source, target) {
-                taken.push((target, payload));
-            }
+        while let Some(link) = sides.unlink_any(source) {
+            taken.push(link);
         }
         taken.reverse();
         taken
@@ -771,7 +781,7 @@ impl<R, F: Forward<R>> Sides<'_, R, F> {
         let old = if F::MANY {
             None
         } else {
-            self.unlink_any(source)
+            self.unlink_any(source).map(|(_, payload)| payload)
         };
         let list = self.sources.list_mut(target);
         let slot = list.len() as u32;
@@ -795,17 +805,38 @@ impl<R, F: Forward<R>> Sides<'_, R, F> {
         self.unlink(source, target)
     }
 
-    /// Unlinks one link of `source` (its only one, for one target a
-    /// source): O(1). Its payload, if it had one.
-    pub(crate) fn unlink_any(&mut self, source: Entity) -> Option<R> {
-        let target = self.links.any_target(source)?;
-        self.unlink(source, target)
+    /// Unlinks one link of `source` (its only one, or, for `many`, its
+    /// last): O(1). Its target and payload, if it had one.
+    pub(crate) fn unlink_any(&mut self, source: Entity) -> Option<(Entity, R)> {
+        let (target, slot, payload) = self.links.take_any(source)?;
+        self.unlisted(target, slot);
+        Some((target, payload))
+    }
+
+    /// Unlinks every link of `source` (about to be despawned), each
+    /// payload dropped once its link is gone.
+    pub(crate) fn unlink_source(&mut self, source: Entity) {
+        if F::MANY {
+            while let Some(link) = self.unlink_any(source) {
+                drop(link);
+            }
+        } else {
+            drop(self.unlink_any(source));
+        }
     }
 
     /// Unlinks `source` from `target`: O(1) in the target's list (the last
     /// source takes the place freed). Its payload, if there was a link.
     pub(crate) fn unlink(&mut self, source: Entity, target: Entity) -> Option<R> {
         let (slot, payload) = self.links.take(source, target)?;
+        self.unlisted(target, slot);
+        Some(payload)
+    }
+
+    /// A link to `target`, at `slot` in its list, was taken out of the
+    /// forward side: its place in the list goes (the last source moves
+    /// into it), and both sides count the change.
+    fn unlisted(&mut self, target: Entity, slot: u32) {
         let list = self.sources.list_mut(target);
         let slot = slot as usize;
         list.swap_remove(slot);
@@ -816,7 +847,6 @@ impl<R, F: Forward<R>> Sides<'_, R, F> {
             self.sources.drop_list(target);
         }
         self.changed();
-        Some(payload)
     }
 
     /// `true` if linking `source` to `target` closes a cycle: `source` is

@@ -197,9 +197,7 @@ impl<W> EachRelation<W> for Unlink {
     {
         let mut sides = world.sides();
         sides.in_step();
-        while let Some(payload) = sides.unlink_any(self.0) {
-            drop(payload);
-        }
+        sides.unlink_source(self.0);
         while let Some(&source) = sides.sources_of(self.0).last() {
             drop(sides.unlink(source, self.0));
         }
