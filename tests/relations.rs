@@ -758,10 +758,14 @@ impl Drop for Counted {
     }
 }
 
+/// A `many` relation's payload, counted with [`Counted`]'s.
+struct Wants(Counted);
+
 world! {
     struct Counting<Node>;
     relations {
         holds: Counted -> held_by [despawn];
+        wants: Wants -> wanted_by [many];
     }
 }
 
@@ -781,7 +785,11 @@ fn every_payload_is_dropped_once() {
                 }
                 2 | 3 => {
                     if let (Some(s), Some(t)) = (pick(&mut rng), pick(&mut rng)) {
-                        drop(world.relate(s, Counted::new(), t));
+                        if rng.chance(50) {
+                            drop(world.relate(s, Counted::new(), t));
+                        } else {
+                            drop(world.relate(s, Wants(Counted::new()), t));
+                        }
                     }
                 }
                 4 => {
@@ -790,8 +798,12 @@ fn every_payload_is_dropped_once() {
                         let s = pick(&mut rng).unwrap_or_else(|| commands.spawn());
                         let t = pick(&mut rng).unwrap_or_else(|| commands.spawn());
                         commands.relate(s, Counted::new(), t);
+                        commands.relate(t, Wants(Counted::new()), s);
                         if rng.chance(20) {
                             commands.unrelate::<Counted>(t);
+                        }
+                        if rng.chance(20) {
+                            commands.unrelate_from::<Wants>(t, s);
                         }
                     }
                     if rng.chance(10) {
@@ -801,8 +813,17 @@ fn every_payload_is_dropped_once() {
                     }
                 }
                 5 => {
-                    if let Some(s) = pick(&mut rng) {
+                    if let (Some(s), Some(t)) = (pick(&mut rng), pick(&mut rng)) {
                         drop(world.unrelate::<Counted>(s));
+                        match rng.below(3) {
+                            0 => drop(world.unrelate::<Wants>(s)),
+                            1 => drop(world.unrelate_from::<Wants>(s, t)),
+                            _ => {
+                                let mut commands = Commands::new();
+                                commands.unrelate::<Wants>(t);
+                                let _ = world.apply(&mut commands);
+                            }
+                        }
                     }
                 }
                 6 => {
@@ -817,7 +838,8 @@ fn every_payload_is_dropped_once() {
                 }
             }
             let live = LIVE.with(|live| live.get());
-            assert_eq!(live, world.holds.len() as i64, "seed {seed}");
+            let links = world.holds.len() + world.wants.len();
+            assert_eq!(live, links as i64, "seed {seed}");
         }
         drop(world);
         assert_eq!(LIVE.with(|live| live.get()), 0, "seed {seed}");
