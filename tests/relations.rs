@@ -676,6 +676,35 @@ fn a_broken_saved_relation_does_not_load() {
         "a source named twice"
     );
 
+    // A `many` relation: one link named twice does not load either.
+    let mut many = Scene::new();
+    let (c, d) = (many.spawn(), many.spawn());
+    many.relate(c, Likes(1), d).unwrap();
+    let json = serde_json::to_string(&many).unwrap();
+    let link = format!(
+        "[{},{},1]",
+        serde_json::to_string(&c).unwrap(),
+        serde_json::to_string(&d).unwrap()
+    );
+    let loaded: Scene = serde_json::from_str(&json).unwrap();
+    assert_eq!(loaded.liked_by.of(d), [c], "the reverse index is rebuilt");
+    let twice = json.replace(&link, &format!("{link},{link}"));
+    assert_ne!(twice, json, "the test found the saved link");
+    assert!(
+        serde_json::from_str::<Scene>(&twice).is_err(),
+        "a link named twice"
+    );
+    let reversed = format!(
+        "[{},{},1]",
+        serde_json::to_string(&d).unwrap(),
+        serde_json::to_string(&d).unwrap()
+    );
+    let to_itself = json.replace(&link, &reversed);
+    assert!(
+        serde_json::from_str::<Scene>(&to_itself).is_err(),
+        "a link to itself"
+    );
+
     world.despawn(a);
     let dead = serde_json::to_string(&world)
         .unwrap()
