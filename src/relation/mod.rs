@@ -1,6 +1,7 @@
 //! Relations between entities, declared in `world!` (`relations { child_of:
 //! ChildOf -> children [despawn, tree]; }`): a forward side, [`Links`]
-//! (each source's target and the link's payload), and a reverse index,
+//! (each source's target and the link's payload; [`ManyLinks`], each
+//! source's targets, for a `many` relation), and a reverse index,
 //! [`Sources`] (each target's sources), two fields of the world that only
 //! the world changes.
 //!
@@ -9,8 +10,13 @@
 //! Both sides are indexed by entity index, each entry keeping the handle it
 //! belongs to (a stale handle finds nothing). A link knows its place in its
 //! target's list, so linking is a push and unlinking a `swap_remove` that
-//! tells the moved sibling its new place: O(1) both. Sibling order is
-//! therefore not kept.
+//! tells the moved sibling its new place: O(1) both (a `many` source also
+//! searches its own few targets). Sibling order is therefore not kept.
+//!
+//! Everything that changes the two sides is [`Sides`], generic over the
+//! forward side's [`Forward`] trait, so both kinds share the checks, the
+//! in-step guard, the despawn policies (`structural/related.rs`) and the
+//! command buffers' relation phase (`deferred`).
 //!
 //! # Both sides in step
 //!
