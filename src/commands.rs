@@ -438,9 +438,7 @@ impl<W: Storages> Commands<W> {
     where
         W: Relates<R>,
     {
-        <W as Relates<R>>::queue(&mut self.relations)
-            .push(RelationOp::Relate(source, payload, target));
-        self.len += 1;
+        self.queue_relation(RelationOp::Relate(source, payload, target));
     }
 
     /// Queues undoing `source`'s link in the relation `R` (every link of
@@ -467,8 +465,7 @@ impl<W: Storages> Commands<W> {
     where
         W: Relates<R>,
     {
-        <W as Relates<R>>::queue(&mut self.relations).push(RelationOp::Unrelate(source));
-        self.len += 1;
+        self.queue_relation(RelationOp::Unrelate(source, None));
     }
 
     /// Queues undoing the link from `source` to `target` in the relation
@@ -496,8 +493,15 @@ impl<W: Storages> Commands<W> {
     where
         W: Relates<R>,
     {
-        <W as Relates<R>>::queue(&mut self.relations)
-            .push(RelationOp::UnrelateFrom(source, target));
+        self.queue_relation(RelationOp::Unrelate(source, Some(target)));
+    }
+
+    /// Queues a relation command of `R`.
+    fn queue_relation<R>(&mut self, op: RelationOp<R>)
+    where
+        W: Relates<R>,
+    {
+        <W as Relates<R>>::queue(&mut self.relations).push(op);
         self.len += 1;
     }
 

@@ -20,7 +20,10 @@
 //!
 //! Both apply removals (every storage, in declaration order, each in the
 //! order queued), then additions (likewise), then despawns; a buffer makes
-//! its spawns first, so its reserved handles are real by then. The rules:
+//! its spawns first, so its reserved handles are real by then, and applies
+//! its relates and unrelates between its additions and its despawns (by
+//! the rules of `World::relate` and `World::unrelate`, which
+//! `relation::Sides` holds, each refusal reported). The rules:
 //!
 //! | the entity, when the change is applied | world queue: add | world queue: remove | world queue: despawn | `Commands::add` | `Commands::remove` | `Commands::despawn` |
 //! |---|---|---|---|---|---|---|
@@ -348,8 +351,16 @@ impl<W: Storages, A: Applier> EachRelation<W> for Relating<'_, W, A> {
                         }
                     }
                 }
-                RelationOp::Unrelate(source) => match alive(world, self.how, source) {
-                    Some(real) => drop(world.sides().unrelate(real)),
+                RelationOp::Unrelate(source, target) => match alive(world, self.how, source) {
+                    Some(real) => match target {
+                        None => drop(world.sides().unrelate(real)),
+                        // A target that is not alive has no link.
+                        Some(target) => {
+                            if let Some(target) = self.how.resolve(target) {
+                                drop(world.sides().unrelate_from(real, target));
+                            }
+                        }
+                    },
                     None => self.how.refused(
                         source,
                         CommandKind::Unrelate,
@@ -357,21 +368,6 @@ impl<W: Storages, A: Applier> EachRelation<W> for Relating<'_, W, A> {
                         RejectReason::DeadEntity,
                     ),
                 },
-                RelationOp::UnrelateFrom(source, target) => {
-                    match (alive(world, self.how, source), self.how.resolve(target)) {
-                        (Some(real), Some(target)) => {
-                            drop(world.sides().unrelate_from(real, target))
-                        }
-                        // A target that is not alive has no link.
-                        (Some(_), None) => {}
-                        (None, _) => self.how.refused(
-                            source,
-                            CommandKind::Unrelate,
-                            relation,
-                            RejectReason::DeadEntity,
-                        ),
-                    }
-                }
             }
         }
     }

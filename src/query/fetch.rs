@@ -1256,23 +1256,8 @@ impl_relation_filter!(Linked, [F: HasLinks + 'w] F, |links, entity| links.has_li
 impl_relation_filter!(Unlinked, [F: HasLinks + 'w] F, |links, entity| !links.has_link(entity));
 impl_relation_filter!(Targeted, [R: 'w] Sources<R>, |sources, entity| sources.contains(entity));
 
-impl<'w, R: 'w, C: 'static, K: Track> IntoFetch<'w> for Up<&'w Links<R>, &'w SparseMap<C, K>> {
-    type Fetch = UpColumn<'w, R, &'w SparseMap<C, K>>;
-
-    #[inline]
-    fn into_fetch(self) -> Self::Fetch {
-        UpColumn {
-            links: self.0,
-            inner: self.1,
-            alive: None,
-        }
-    }
-}
-
-impl<'w, R: 'w, C: 'static, K: Track> IntoFetch<'w>
-    for Up<&'w Links<R>, Maybe<&'w SparseMap<C, K>>>
-{
-    type Fetch = UpColumn<'w, R, Maybe<&'w SparseMap<C, K>>>;
+impl<'w, R: 'w, I: UpInner<'w>> IntoFetch<'w> for Up<&'w Links<R>, I> {
+    type Fetch = UpColumn<'w, R, I>;
 
     #[inline]
     fn into_fetch(self) -> Self::Fetch {

@@ -712,7 +712,7 @@ impl<R, F: Forward<R>> Sides<'_, R, F> {
     /// the links of entities not alive here dropped.
     #[inline]
     pub(crate) fn in_step(&mut self) {
-        if self.links.pairing() != self.sources.pairing {
+        if !in_step(self.links, self.sources) {
             self.rebuild();
         }
     }
@@ -1043,10 +1043,9 @@ pub struct RelationQueue<R> {
 pub(crate) enum RelationOp<R> {
     /// `Commands::relate(source, payload, target)`.
     Relate(Entity, R, Entity),
-    /// `Commands::unrelate::<R>(source)`.
-    Unrelate(Entity),
-    /// `Commands::unrelate_from::<R>(source, target)`.
-    UnrelateFrom(Entity, Entity),
+    /// `Commands::unrelate::<R>(source)` (`None`: every link of the
+    /// source) and `Commands::unrelate_from::<R>(source, target)`.
+    Unrelate(Entity, Option<Entity>),
 }
 
 impl<R> Default for RelationQueue<R> {
