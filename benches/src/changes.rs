@@ -228,17 +228,7 @@ pub fn table(scenario: &Scenario, cases: &[Medians]) -> String {
     let mut out = String::new();
     let reference = reference(scenario);
     for case in cases {
-        let _ = writeln!(
-            out,
-            "### `{}`\n\nTimed: {}. Size: {}{}.",
-            scenario.name,
-            scenario.what,
-            crate::short_size(case.size),
-            scenario.size_note,
-        );
-        if !scenario.notes.is_empty() {
-            let _ = writeln!(out, "\n{}", scenario.notes);
-        }
+        crate::scenario_heading(&mut out, scenario, &crate::short_size(case.size));
         let _ = writeln!(
             out,
             "\n| implementation | **/ {reference}** | median |\n|---|---:|---:|"

@@ -20,6 +20,7 @@ pub mod changes;
 pub mod components;
 pub mod game;
 pub mod harness;
+pub mod heap;
 pub mod relations;
 pub mod rng;
 pub mod scenarios;
@@ -215,6 +216,20 @@ pub fn scenario(name: &str) -> Option<&'static Scenario> {
         .chain(GAME_SCENARIOS)
         .chain(RELATION_SCENARIOS)
         .find(|s| s.name == name)
+}
+
+/// A scenario's heading in a report section: its name, what is timed,
+/// `sizes`, and its notes.
+pub fn scenario_heading(out: &mut String, scenario: &Scenario, sizes: &str) {
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        out,
+        "### `{}`\n\nTimed: {}. Size: {}{}.",
+        scenario.name, scenario.what, sizes, scenario.size_note,
+    );
+    if !scenario.notes.is_empty() {
+        let _ = writeln!(out, "\n{}", scenario.notes);
+    }
 }
 
 /// A size for humans: `1k`, `10k`, `1M`.

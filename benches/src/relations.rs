@@ -1,8 +1,8 @@
 //! The "Relations and hierarchy" section of the report: the scenarios of
 //! [`RELATION_SCENARIOS`](crate::RELATION_SCENARIOS) (issue 29), each row's
-//! median over bevy_ecs's and over raw's. typed_ecs has no relations yet:
-//! its row is `typed_ecs_by_hand` (parent and child-list components kept
-//! by hand); a `typed_ecs` row with relations will go beside it.
+//! median over bevy_ecs's and over raw's: `typed_ecs` (its relations),
+//! `typed_ecs_by_hand` (parent and child-list components kept by hand),
+//! bevy and raw `Vec`s.
 
 use crate::harness::{format_ns, format_ratio, Medians};
 use crate::Scenario;
@@ -34,17 +34,7 @@ pub fn section(header: &str, results: &[(&Scenario, Vec<Medians>)]) -> String {
 pub fn table(scenario: &Scenario, cases: &[Medians]) -> String {
     let mut out = String::new();
     for case in cases {
-        let _ = writeln!(
-            out,
-            "### `{}`\n\nTimed: {}. Size: {}{}.",
-            scenario.name,
-            scenario.what,
-            crate::short_size(case.size),
-            scenario.size_note,
-        );
-        if !scenario.notes.is_empty() {
-            let _ = writeln!(out, "\n{}", scenario.notes);
-        }
+        crate::scenario_heading(&mut out, scenario, &crate::short_size(case.size));
         let _ = writeln!(
             out,
             "\n| implementation | **/ {REFERENCE}** | **/ {CEILING}** | median |\n|---|---:|---:|---:|"

@@ -193,21 +193,8 @@ fn signed_ns(ns: f64) -> String {
 /// run, and its median.
 pub fn table(scenario: &Scenario, cases: &[Medians]) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "### `{}`\n\nTimed: {}. Size: {}{}.",
-        scenario.name,
-        scenario.what,
-        cases
-            .iter()
-            .map(|c| short_size(c.size))
-            .collect::<Vec<_>>()
-            .join(", "),
-        scenario.size_note,
-    );
-    if !scenario.notes.is_empty() {
-        let _ = writeln!(out, "\n{}", scenario.notes);
-    }
+    let sizes: Vec<String> = cases.iter().map(|c| short_size(c.size)).collect();
+    crate::scenario_heading(&mut out, scenario, &sizes.join(", "));
     out.push_str(
         "\n| implementation | **/ typed_ecs sequential** | / its own sequential run | difference from it | median |\n\
          |---|---:|---:|---:|---:|\n",

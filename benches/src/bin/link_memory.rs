@@ -33,20 +33,14 @@ fn main() {
     print!("{}", section());
 }
 
-/// Bytes currently allocated, by the counting allocator.
-fn live_bytes() -> i128 {
-    let stats = GLOBAL.stats();
-    stats.bytes_allocated as i128 - stats.bytes_deallocated as i128
+/// The bytes still allocated after `build` (see `typed_ecs_benches::heap`).
+fn heap_of<T>(build: impl FnOnce() -> T) -> i128 {
+    typed_ecs_benches::heap::heap_of(GLOBAL, build)
 }
 
-/// The bytes still allocated after `build`, keeping its result alive until
-/// measured.
-fn heap_of<T>(build: impl FnOnce() -> T) -> i128 {
-    let before = live_bytes();
-    let value = build();
-    let bytes = live_bytes() - before;
-    drop(value);
-    bytes
+/// The heap of `linked` less the heap of `unlinked`, per link.
+fn per_link<L, U>(links: usize, linked: impl FnOnce() -> L, unlinked: impl FnOnce() -> U) -> f64 {
+    (heap_of(linked) - heap_of(unlinked)) as f64 / links as f64
 }
 
 /// `Data` for every entity.
@@ -54,99 +48,88 @@ fn data() -> Data {
     Data(1.0)
 }
 
-/// Bytes per link of typed_ecs's relation (`relate`: both sides).
-fn relation_per_link(parents: usize, per_parent: usize) -> f64 {
-    let linked = heap_of(|| {
-        let mut world = related::RelWorld::new();
-        for _ in 0..parents {
-            let parent = world.spawn_with((data(),));
-            for _ in 0..per_parent {
-                related::spawn_child(&mut world, parent, data());
-            }
-        }
-        world
-    });
-    let unlinked = heap_of(|| {
-        let mut world = related::RelWorld::new();
-        for _ in 0..parents * (per_parent + 1) {
-            world.spawn_with((data(),));
-        }
-        world
-    });
-    (linked - unlinked) as f64 / (parents * per_parent) as f64
-}
-
-/// Bytes per link of typed_ecs with `Parent`/`Children` kept by hand.
-fn by_hand_per_link(parents: usize, per_parent: usize) -> f64 {
-    let linked = heap_of(|| {
-        let mut world = by_hand::TreeWorld::new();
-        for _ in 0..parents {
-            let parent = world.spawn_with((data(),));
-            for _ in 0..per_parent {
-                by_hand::spawn_child(&mut world, parent, data());
-            }
-        }
-        world
-    });
-    let unlinked = heap_of(|| {
-        let mut world = by_hand::TreeWorld::new();
-        for _ in 0..parents * (per_parent + 1) {
-            world.spawn_with((data(),));
-        }
-        world
-    });
-    (linked - unlinked) as f64 / (parents * per_parent) as f64
+/// Bytes per link of a typed_ecs world of `$module` (`related`: the
+/// relation, `relate` on both sides; `by_hand`: `Parent`/`Children`
+/// components), each child spawned with `$module::spawn_child`.
+macro_rules! typed_per_link {
+    ($module:ident :: $world:ident, $parents:expr, $per_parent:expr) => {{
+        let (parents, per_parent): (usize, usize) = ($parents, $per_parent);
+        per_link(
+            parents * per_parent,
+            || {
+                let mut world = $module::$world::new();
+                for _ in 0..parents {
+                    let parent = world.spawn_with((data(),));
+                    for _ in 0..per_parent {
+                        $module::spawn_child(&mut world, parent, data());
+                    }
+                }
+                world
+            },
+            || {
+                let mut world = $module::$world::new();
+                for _ in 0..parents * (per_parent + 1) {
+                    world.spawn_with((data(),));
+                }
+                world
+            },
+        )
+    }};
 }
 
 /// Bytes per link of bevy's `ChildOf`/`Children`.
 fn bevy_per_link(parents: usize, per_parent: usize) -> f64 {
     use bevy_ecs::world::World;
-    let linked = heap_of(|| {
-        let mut world = World::new();
-        for _ in 0..parents {
-            world.spawn(data()).with_children(|spawner| {
-                for _ in 0..per_parent {
-                    spawner.spawn(data());
-                }
-            });
-        }
-        world
-    });
-    let unlinked = heap_of(|| {
-        let mut world = World::new();
-        for _ in 0..parents * (per_parent + 1) {
-            world.spawn(data());
-        }
-        world
-    });
-    (linked - unlinked) as f64 / (parents * per_parent) as f64
+    per_link(
+        parents * per_parent,
+        || {
+            let mut world = World::new();
+            for _ in 0..parents {
+                world.spawn(data()).with_children(|spawner| {
+                    for _ in 0..per_parent {
+                        spawner.spawn(data());
+                    }
+                });
+            }
+            world
+        },
+        || {
+            let mut world = World::new();
+            for _ in 0..parents * (per_parent + 1) {
+                world.spawn(data());
+            }
+            world
+        },
+    )
 }
 
 /// Bytes per link of raw `Vec`s: a parent index (`u32`) and a child list
 /// (`Vec<u32>`) per entity, beside the `Data` column.
 fn raw_per_link(parents: usize, per_parent: usize) -> f64 {
     let n = parents * (per_parent + 1);
-    let linked = heap_of(|| {
-        let mut data_column = Vec::new();
-        let mut parent_column: Vec<u32> = Vec::new();
-        let mut children: Vec<Vec<u32>> = Vec::new();
-        for _ in 0..parents {
-            let parent = data_column.len() as u32;
-            data_column.push(data());
-            parent_column.push(u32::MAX);
-            children.push(Vec::new());
-            for _ in 0..per_parent {
-                let child = data_column.len() as u32;
+    per_link(
+        parents * per_parent,
+        || {
+            let mut data_column = Vec::new();
+            let mut parent_column: Vec<u32> = Vec::new();
+            let mut children: Vec<Vec<u32>> = Vec::new();
+            for _ in 0..parents {
+                let parent = data_column.len() as u32;
                 data_column.push(data());
-                parent_column.push(parent);
+                parent_column.push(u32::MAX);
                 children.push(Vec::new());
-                children[parent as usize].push(child);
+                for _ in 0..per_parent {
+                    let child = data_column.len() as u32;
+                    data_column.push(data());
+                    parent_column.push(parent);
+                    children.push(Vec::new());
+                    children[parent as usize].push(child);
+                }
             }
-        }
-        (data_column, parent_column, children)
-    });
-    let unlinked = heap_of(|| (0..n).map(|_| data()).collect::<Vec<_>>());
-    (linked - unlinked) as f64 / (parents * per_parent) as f64
+            (data_column, parent_column, children)
+        },
+        || (0..n).map(|_| data()).collect::<Vec<_>>(),
+    )
 }
 
 /// The section.
@@ -158,9 +141,9 @@ fn section() -> String {
          every entity spawned with a `Data` ({} bytes) and every child linked to its parent \
          one at a time, minus the heap of the same entities and `Data` without links, per \
          link. typed_ecs's relation keeps, by entity index, each source's link (its target, \
-         its place in the target's list and the payload: {} bytes with no payload) and each \
-         target's handle and list of sources (a `Vec`), so its cost per link depends on how \
-         many entities are targets. In the by-hand row a link is a `Parent<Entity>` ({} bytes) on the child and an \
+         its place in the target's list and the payload: {} bytes with no payload), and each \
+         target's handle and list of sources (a `Vec`) packed, found through 4 bytes an entity \
+         index, so its cost per link depends on how many entities are targets. In the by-hand row a link is a `Parent<Entity>` ({} bytes) on the child and an \
          entry ({} bytes) in the parent's `Children<Entity>` ({} bytes, a `Vec`, plus its spare \
          capacity); bevy's is its `ChildOf` ({} bytes) and an entry in its `Children` ({} \
          bytes); raw keeps a `u32` parent index and a `Vec<u32>` child list ({} bytes) for \
@@ -184,8 +167,8 @@ fn section() -> String {
             "| {} × {} | {:.1} B | {:.1} B | {:.1} B | {:.1} B |",
             typed_ecs_benches::short_size(parents),
             typed_ecs_benches::short_size(per_parent),
-            relation_per_link(parents, per_parent),
-            by_hand_per_link(parents, per_parent),
+            typed_per_link!(related::RelWorld, parents, per_parent),
+            typed_per_link!(by_hand::TreeWorld, parents, per_parent),
             bevy_per_link(parents, per_parent),
             raw_per_link(parents, per_parent),
         );

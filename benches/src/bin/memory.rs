@@ -37,22 +37,9 @@ const MEMORY_N: usize = 100_000;
 /// The entity index of the far-away-component measurement.
 const FAR_INDEX: usize = 1_000_000;
 
-/// Bytes currently allocated, by the counting allocator. (A reallocation
-/// adds its growth to `bytes_allocated`, or its shrinkage to
-/// `bytes_deallocated`, so these two alone are the live total.)
-fn live_bytes() -> i128 {
-    let stats = GLOBAL.stats();
-    stats.bytes_allocated as i128 - stats.bytes_deallocated as i128
-}
-
-/// The bytes still allocated after `build`, keeping its result alive until
-/// measured.
+/// The bytes still allocated after `build` (see `typed_ecs_benches::heap`).
 fn heap_of<T>(build: impl FnOnce() -> T) -> i128 {
-    let before = live_bytes();
-    let value = build();
-    let bytes = live_bytes() - before;
-    drop(value);
-    bytes
+    typed_ecs_benches::heap::heap_of(GLOBAL, build)
 }
 
 fn position() -> Position {

@@ -344,82 +344,61 @@ pub mod spawn {
         }
     }
 
-    /// typed_ecs's relation: `spawn_with`, then `relate`.
-    pub mod typed_ecs {
-        use super::super::related::{nodes, spawn_child, RelWorld};
-        use super::*;
-        use ::typed_ecs::prelude::*;
+    /// A typed_ecs implementation over the world `$world` of `$module`
+    /// (its `spawn_child` links each child as that module does). A macro
+    /// rather than a generic, so each keeps its own module path (callgrind
+    /// counts by it).
+    macro_rules! typed_spawn {
+        ($(#[$doc:meta])* $name:ident: $module:ident :: $world:ident) => {
+            $(#[$doc])*
+            pub mod $name {
+                use super::super::$module::{nodes, spawn_child, $world};
+                use super::*;
+                use ::typed_ecs::prelude::*;
 
-        /// The world and the parents.
-        pub struct State {
-            world: RelWorld,
-            parents: Vec<Entity>,
-            n: usize,
-        }
+                /// The world and the parents.
+                pub struct State {
+                    world: $world,
+                    parents: Vec<Entity>,
+                    n: usize,
+                }
 
-        /// A fresh world with the parents.
-        pub fn setup(n: usize) -> State {
-            let mut world = RelWorld::new();
-            let parents = (0..parents(n))
-                .map(|i| world.spawn_with((data(i),)))
-                .collect();
-            State { world, parents, n }
-        }
+                /// A fresh world with the parents.
+                pub fn setup(n: usize) -> State {
+                    let mut world = $world::new();
+                    let parents = (0..parents(n))
+                        .map(|i| world.spawn_with((data(i),)))
+                        .collect();
+                    State { world, parents, n }
+                }
 
-        impl Instance for State {
-            fn run(&mut self) {
-                let per_parent = self.n / self.parents.len();
-                let mut i = 0;
-                for &parent in &self.parents {
-                    for _ in 0..per_parent {
-                        spawn_child(&mut self.world, parent, data(i));
-                        i += 1;
+                impl Instance for State {
+                    fn run(&mut self) {
+                        let per_parent = self.n / self.parents.len();
+                        let mut i = 0;
+                        for &parent in &self.parents {
+                            for _ in 0..per_parent {
+                                spawn_child(&mut self.world, parent, data(i));
+                                i += 1;
+                            }
+                        }
+                    }
+                    fn check(&self) -> Check {
+                        census(nodes(&self.world))
                     }
                 }
             }
-            fn check(&self) -> Check {
-                census(nodes(&self.world))
-            }
-        }
+        };
     }
 
-    /// typed_ecs with `Parent` and `Children` kept by hand.
-    pub mod typed_ecs_by_hand {
-        use super::super::by_hand::{nodes, spawn_child, TreeWorld};
-        use super::*;
-        use ::typed_ecs::prelude::*;
+    typed_spawn! {
+        /// typed_ecs's relation: `spawn_with`, then `relate`.
+        typed_ecs: related::RelWorld
+    }
 
-        /// The world and the parents.
-        pub struct State {
-            world: TreeWorld,
-            parents: Vec<Entity>,
-            n: usize,
-        }
-
-        /// A fresh world with the parents.
-        pub fn setup(n: usize) -> State {
-            let mut world = TreeWorld::new();
-            let parents = (0..parents(n))
-                .map(|i| world.spawn_with((data(i),)))
-                .collect();
-            State { world, parents, n }
-        }
-
-        impl Instance for State {
-            fn run(&mut self) {
-                let per_parent = self.n / self.parents.len();
-                let mut i = 0;
-                for &parent in &self.parents {
-                    for _ in 0..per_parent {
-                        spawn_child(&mut self.world, parent, data(i));
-                        i += 1;
-                    }
-                }
-            }
-            fn check(&self) -> Check {
-                census(nodes(&self.world))
-            }
-        }
+    typed_spawn! {
+        /// typed_ecs with `Parent` and `Children` kept by hand.
+        typed_ecs_by_hand: by_hand::TreeWorld
     }
 
     /// Plain `Vec`s.
