@@ -548,3 +548,78 @@ fn has_tells_each_entity_whether_it_has_the_component() {
     }
     world.assert_invariants();
 }
+
+/// A marker's storage drives (`With`, the shortest): every column after the
+/// first storage column that finds the entity tries the slot that one found
+/// it in before its own lookup (storages filled alike hold it there). A
+/// slot that holds another entity must fall back to the lookup, and the
+/// driver, wherever it stands among the terms, must still take its own
+/// slot: checked against lookups, on storages lined up, put out of line by
+/// removals and re-adds, with the marker first, in the middle and last,
+/// and with a written column.
+#[test]
+fn columns_after_a_lookup_try_the_slot_it_found() {
+    for seed in 0..20 {
+        let mut rng = Rng::new(seed);
+        let mut world = Many::new();
+        let handles: Vec<Entity> = (0..300)
+            .map(|i| {
+                let e = world.spawn_with((A(i * 10), B(i * 10 + 1), C(i * 10 + 2)));
+                if rng.chance(20) {
+                    world.add(e, H(i));
+                }
+                if rng.chance(30) {
+                    world.add(e, D(i * 10 + 3));
+                }
+                e
+            })
+            .collect();
+        for &e in &handles {
+            if rng.chance(10) {
+                world.despawn(e);
+            } else if rng.chance(8) {
+                // Out of line: `B` moves to the end of its storage.
+                if let Some(b) = world.remove::<B>(e) {
+                    world.add(e, b);
+                }
+            }
+        }
+        let expected: Vec<(Entity, u32, u32, u32)> = world
+            .h
+            .entities()
+            .iter()
+            .map(|&e| {
+                let (a, b, c) = (world.a.get(e), world.b.get(e), world.c.get(e));
+                (e, a.unwrap().0, b.unwrap().0, c.unwrap().0)
+            })
+            .collect();
+        assert!(expected.len() > 20, "seed {seed}");
+        let mut seen = Vec::new();
+        join((With(&world.h), &world.a, &world.b, &world.c))
+            .for_each(|e, ((), a, b, c)| seen.push((e, a.0, b.0, c.0)));
+        assert_eq!(seen, expected, "seed {seed}, marker first");
+        seen.clear();
+        join((&world.a, &world.b, With(&world.h), &world.c))
+            .for_each(|e, (a, b, (), c)| seen.push((e, a.0, b.0, c.0)));
+        assert_eq!(seen, expected, "seed {seed}, marker in the middle");
+        seen.clear();
+        join((&world.a, &mut world.b, &world.c, With(&world.h))).for_each(|e, (a, b, c, ())| {
+            seen.push((e, a.0, b.0, c.0));
+            b.0 += 1;
+        });
+        assert_eq!(seen, expected, "seed {seed}, marker last, `B` written");
+        for &(e, _, b, _) in &expected {
+            assert_eq!(world.b.get(e).unwrap().0, b + 1, "seed {seed}");
+        }
+        // A value column drives from the middle, after a column that
+        // looked the entity up: it takes its own slot, not that one's.
+        let expected: Vec<(Entity, u32, u32, u32)> = world
+            .d
+            .iter()
+            .map(|(e, d)| (e, world.a.get(e).unwrap().0, d.0, world.c.get(e).unwrap().0))
+            .collect();
+        let mut seen = Vec::new();
+        join((&world.a, &world.d, &world.c)).for_each(|e, (a, d, c)| seen.push((e, a.0, d.0, c.0)));
+        assert_eq!(seen, expected, "seed {seed}, `D` drives");
+    }
+}

@@ -145,6 +145,16 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
         self.find(entity, slot)
     }
 
+    /// The storage slot `found` names, for a column that finds its item
+    /// in one: a tuple tries it first in the columns after it (see the
+    /// tuples' [`find_driven`](Self::find_driven)), where storages filled
+    /// alike hold the entity too. `None` for the others.
+    #[inline(always)]
+    fn slot_of(found: &Self::Found) -> Option<usize> {
+        let _ = found;
+        None
+    }
+
     /// Hands out the items of `entity` where [`find`](Self::find) found
     /// them (marking each written tracked value).
     fn fetch(&mut self, found: Self::Found, entity: Entity) -> Self::Item<'_>;
@@ -448,6 +458,11 @@ impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     }
 
     #[inline(always)]
+    fn slot_of(found: &usize) -> Option<usize> {
+        Some(*found)
+    }
+
+    #[inline(always)]
     fn fetch(&mut self, found: usize, _: Entity) -> &'w C {
         let storage: &'w SparseMap<C, K> = self;
         &storage.values()[found]
@@ -548,6 +563,11 @@ macro_rules! impl_written_access {
                     0 => Some(slot),
                     _ => self.find_at(entity, slot),
                 }
+            }
+
+            #[inline(always)]
+            fn slot_of(found: &usize) -> Option<usize> {
+                Some(*found)
             }
 
             #[inline(always)]
@@ -1323,12 +1343,23 @@ macro_rules! impl_tuples {
                 let ($($f,)+) = self;
                 // Each element is told the driver's number among its own
                 // columns (a number past them if it is not one of them).
+                // The one the driver is among is told its slot; the others
+                // the slot the last storage column found the entity in, if
+                // one did, a hint they check: storages filled alike (spawned
+                // with one bundle) hold it in the same slot, so each after
+                // the first finds it there, with no sparse lookup, when the
+                // driver's order is not theirs (a marker's storage
+                // driving).
                 let mut first = 0;
+                let mut hint = slot;
                 $(
-                    let $f = $f.find_driven(entity, slot, driver.wrapping_sub(first))?;
+                    let number = driver.wrapping_sub(first);
+                    let at = if number < <$f as Access<'w>>::COLUMNS { slot } else { hint };
+                    let $f = $f.find_driven(entity, at, number)?;
+                    hint = <$f as Access<'w>>::slot_of(&$f).unwrap_or(hint);
                     first += <$f as Access<'w>>::COLUMNS;
                 )+
-                let _ = first;
+                let _ = (first, hint);
                 Some(($($f,)+))
             }
 
