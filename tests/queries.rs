@@ -623,3 +623,38 @@ fn columns_after_a_lookup_try_the_slot_it_found() {
         assert_eq!(seen, expected, "seed {seed}, `D` drives");
     }
 }
+
+/// `get_many` looks the entity up in its first storage; the others try the
+/// slot found there first. Against one lookup per storage, on storages
+/// lined up and put out of line, and with a term absent.
+#[test]
+fn get_many_matches_a_lookup_per_storage() {
+    for seed in 0..10 {
+        let mut rng = Rng::new(seed);
+        let mut world = Many::new();
+        let handles: Vec<Entity> = (0..300)
+            .map(|i| world.spawn_with((A(i * 10), B(i * 10 + 1), C(i * 10 + 2))))
+            .collect();
+        for &e in &handles {
+            if rng.chance(10) {
+                world.despawn(e);
+            } else if rng.chance(10) {
+                if let Some(b) = world.remove::<B>(e) {
+                    if rng.chance(70) {
+                        world.add(e, b);
+                    }
+                }
+            }
+        }
+        for &e in &handles {
+            let expected = match (world.a.get(e), world.b.get(e), world.c.get(e)) {
+                (Some(a), Some(b), Some(c)) => Some((a.0, b.0, c.0)),
+                _ => None,
+            };
+            let found = world
+                .get_many::<(&A, &mut B, &C)>(e)
+                .map(|(a, b, c)| (a.0, b.0, c.0));
+            assert_eq!(found, expected, "seed {seed}");
+        }
+    }
+}

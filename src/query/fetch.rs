@@ -1327,10 +1327,20 @@ macro_rules! impl_tuples {
                 $($f.plan(planner);)+
             }
 
+            /// Each column after a storage column that found the entity
+            /// tries its slot first (see [`find_driven`](Self::find_driven)):
+            /// a lookup by handle (`get_many`) looks the entity up in the
+            /// first storage alone where the others are filled alike.
             #[inline]
             fn find(&self, entity: Entity, slot: usize) -> Option<Self::Found> {
                 let ($($f,)+) = self;
-                Some(($($f.find(entity, slot)?,)+))
+                let mut hint = slot;
+                $(
+                    let $f = $f.find(entity, hint)?;
+                    hint = <$f as Access<'w>>::slot_of(&$f).unwrap_or(hint);
+                )+
+                let _ = hint;
+                Some(($($f,)+))
             }
 
             #[inline(always)]
