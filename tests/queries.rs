@@ -658,3 +658,68 @@ fn get_many_matches_a_lookup_per_storage() {
         }
     }
 }
+
+/// A walk that finds storages lined up remembers it, and the next walk over
+/// the same pair trusts it while neither is reordered (the test builds
+/// check each trusted run against the entities). Long random sequences of
+/// spawns, despawns, removals and re-adds, each followed by the same joins
+/// twice, checked against lookups.
+#[test]
+fn walks_trust_what_an_earlier_walk_proved_only_until_a_storage_changes() {
+    for seed in 0..10 {
+        let mut rng = Rng::new(seed);
+        let mut world = Many::new();
+        let mut handles: Vec<Entity> = Vec::new();
+        for step in 0..400 {
+            match rng.below(10) {
+                0..=3 => {
+                    let i = step as u32;
+                    handles.push(world.spawn_with((A(i), B(i + 1), C(i + 2))));
+                }
+                4 if !handles.is_empty() => {
+                    let e = handles.swap_remove(rng.below(handles.len() as u64) as usize);
+                    world.despawn(e);
+                }
+                5 if !handles.is_empty() => {
+                    let e = handles[rng.below(handles.len() as u64) as usize];
+                    if let Some(b) = world.remove::<B>(e) {
+                        if rng.chance(50) {
+                            world.add(e, b);
+                        }
+                    }
+                }
+                6 if !handles.is_empty() => {
+                    // A replacement moves nothing.
+                    let e = handles[rng.below(handles.len() as u64) as usize];
+                    let a = world.a.get(e).unwrap().0;
+                    world.insert(e, A(a));
+                }
+                _ => {}
+            }
+            let mut expected: Vec<(Entity, u32, u32, u32)> = handles
+                .iter()
+                .filter_map(|&e| {
+                    let (a, b, c) = (world.a.get(e)?, world.b.get(e)?, world.c.get(e)?);
+                    Some((e, a.0, b.0, c.0))
+                })
+                .collect();
+            expected.sort();
+            for round in 0..2 {
+                let mut seen = Vec::new();
+                join((&world.a, &world.b, &world.c))
+                    .for_each(|e, (a, b, c)| seen.push((e, a.0, b.0, c.0)));
+                seen.sort();
+                assert_eq!(seen, expected, "seed {seed}, step {step}, round {round}");
+                let mut written = Vec::new();
+                join((&mut world.c, &world.a, &world.b)).for_each(|e, (c, a, b)| {
+                    written.push((e, a.0, b.0, c.0));
+                });
+                written.sort();
+                assert_eq!(
+                    written, expected,
+                    "seed {seed}, step {step}, round {round}, written"
+                );
+            }
+        }
+    }
+}

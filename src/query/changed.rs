@@ -107,6 +107,7 @@ impl<'w, C: 'static> Access<'w> for ChangedRef<'w, C> {
             required: true,
             written: false,
             candidates: true,
+            line_up: None,
         });
     }
 
@@ -280,6 +281,7 @@ impl<'w, C: 'static> Access<'w> for ChangedMut<'w, C> {
             required: true,
             written: true,
             candidates: true,
+            line_up: None,
         });
     }
 

@@ -15,6 +15,7 @@ use super::plan::{Column, Planner};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
 use crate::change::{Mut, Track, Tracked, Untracked};
 use crate::relation::{HasLinks, Links, Sources};
+use crate::sparse_map::line_up::LineUp;
 use crate::sparse_map::track::ChangeLog;
 use crate::sparse_map::{Order, TrackedMarks, TrackedViewMut, ViewMut};
 use crate::{Entity, SparseMap};
@@ -244,7 +245,12 @@ pub(crate) trait Packed<'w>: Access<'w> {
     /// (spawned with one bundle) line up everywhere; a column that can only
     /// tell by looking each entity up (`Without`, `Or`, a change filter)
     /// never does (0).
-    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize;
+    ///
+    /// `order` is the driver's storage's order (see
+    /// [`LineUp`](crate::sparse_map::line_up::LineUp); 0 if it has none): a
+    /// storage that has proven it lines up with that order for these slots
+    /// says so without comparing (see `run_proven`, in this module).
+    fn lined_up(&self, driver: &[Entity], order: u64, slots: Range<usize>) -> usize;
 
     /// The rows of slots `slots` of the walk `driver` drives (each
     /// written tracked value among them marked). Only called on slots
@@ -287,7 +293,7 @@ impl<'w, F: Unpacked<'w>> Packed<'w> for F {
     }
 
     #[inline(always)]
-    fn lined_up(&self, _driver: &[Entity], _slots: Range<usize>) -> usize {
+    fn lined_up(&self, _driver: &[Entity], _order: u64, _slots: Range<usize>) -> usize {
         0
     }
 
@@ -384,6 +390,7 @@ fn column<T, K: Track>(storage: &SparseMap<T, K>, required: bool, written: bool)
         required,
         written,
         candidates: false,
+        line_up: Some(storage.line_up()),
     }
 }
 
@@ -391,6 +398,43 @@ fn column<T, K: Track>(storage: &SparseMap<T, K>, required: bool, written: bool)
 /// line up with the driver a granule at a time, and looks the entities of
 /// a granule that does not up one by one.
 pub(crate) const GRANULE: usize = 16;
+
+/// [`run`], for the entities of a storage whose proofs of lining up are
+/// `line_up` (`None` for a window of one), in a walk driven by the storage
+/// whose order is `order` (0: none known). Slots within what the storage
+/// proved before need no comparison; slots that line up right after what
+/// it proved (from the first slot, at first) extend the proof, so the next
+/// walk over the same pair, while neither is reordered, compares nothing.
+#[inline]
+pub(crate) fn run_proven(
+    line_up: Option<&LineUp>,
+    entities: &[Entity],
+    driver: &[Entity],
+    order: u64,
+    slots: Range<usize>,
+) -> usize {
+    let Some(line_up) = line_up.filter(|_| order != 0) else {
+        return run(entities, driver, slots);
+    };
+    if core::ptr::eq(entities, driver) {
+        return run(entities, driver, slots);
+    }
+    let proven = line_up.proven(order);
+    // A proof covers at most both storages' lengths (see `LineUp`).
+    if slots.end <= proven {
+        debug_assert_eq!(
+            run(entities, driver, slots.clone()),
+            slots.len(),
+            "a storage proven to line up with the driver does not"
+        );
+        return slots.len();
+    }
+    let lined = run(entities, driver, slots.clone());
+    if lined > 0 && slots.start <= proven {
+        line_up.prove(order, slots.start + lined);
+    }
+    lined
+}
 
 /// How many of slots `slots`, from the first, `entities` holds the entities
 /// of `driver` in: all of them at once if the two are the same array (the
@@ -498,8 +542,8 @@ impl<'w, C: 'static, K: Track> Packed<'w> for &'w SparseMap<C, K> {
     }
 
     #[inline]
-    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
-        run(self.entities(), driver, slots)
+    fn lined_up(&self, driver: &[Entity], order: u64, slots: Range<usize>) -> usize {
+        run_proven(Some(self.line_up()), self.entities(), driver, order, slots)
     }
 
     #[inline]
@@ -548,6 +592,7 @@ macro_rules! impl_written_access {
                     required: true,
                     written: true,
                     candidates: false,
+                    line_up: self.line_up(),
                 });
                 $planned(planner);
             }
@@ -627,8 +672,8 @@ macro_rules! impl_written_column {
             }
 
             #[inline]
-            fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
-                run(self.entities(), driver, slots)
+            fn lined_up(&self, driver: &[Entity], order: u64, slots: Range<usize>) -> usize {
+                run_proven(self.line_up(), self.entities(), driver, order, slots)
             }
 
             #[inline]
@@ -683,8 +728,8 @@ impl<'w, C: 'static> Packed<'w> for LazyViewMut<'w, C> {
     }
 
     #[inline]
-    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
-        run(self.entities(), driver, slots)
+    fn lined_up(&self, driver: &[Entity], order: u64, slots: Range<usize>) -> usize {
+        run_proven(self.line_up(), self.entities(), driver, order, slots)
     }
 
     #[inline]
@@ -854,8 +899,8 @@ impl<'w, F: Packed<'w>> Packed<'w> for Maybe<F> {
 
     /// Only where the column holds every entity of the run.
     #[inline]
-    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
-        self.0.lined_up(driver, slots)
+    fn lined_up(&self, driver: &[Entity], order: u64, slots: Range<usize>) -> usize {
+        self.0.lined_up(driver, order, slots)
     }
 
     #[inline]
@@ -960,8 +1005,14 @@ impl<'w, C: 'static, K: Track> Packed<'w> for With<&'w SparseMap<C, K>> {
     }
 
     #[inline]
-    fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
-        run(self.0.entities(), driver, slots)
+    fn lined_up(&self, driver: &[Entity], order: u64, slots: Range<usize>) -> usize {
+        run_proven(
+            Some(self.0.line_up()),
+            self.0.entities(),
+            driver,
+            order,
+            slots,
+        )
     }
 
     #[inline]
@@ -1098,7 +1149,7 @@ impl<'w, C: 'static, K: Track> Packed<'w> for Has<&'w SparseMap<C, K>> {
     }
 
     #[inline(always)]
-    fn lined_up(&self, _driver: &[Entity], slots: Range<usize>) -> usize {
+    fn lined_up(&self, _driver: &[Entity], _order: u64, slots: Range<usize>) -> usize {
         slots.len()
     }
 
@@ -1153,6 +1204,7 @@ fn relation_column<'w>() -> Column<'w> {
         required: false,
         written: false,
         candidates: false,
+        line_up: None,
     }
 }
 
@@ -1423,10 +1475,10 @@ macro_rules! impl_tuples {
             }
 
             #[inline]
-            fn lined_up(&self, driver: &[Entity], slots: Range<usize>) -> usize {
+            fn lined_up(&self, driver: &[Entity], order: u64, slots: Range<usize>) -> usize {
                 let ($($f,)+) = self;
                 let mut end = slots.end;
-                $(end = slots.start + $f.lined_up(driver, slots.start..end);)+
+                $(end = slots.start + $f.lined_up(driver, order, slots.start..end);)+
                 end - slots.start
             }
 

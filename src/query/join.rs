@@ -7,6 +7,7 @@ use core::ops::Range;
 use super::fetch::{IntoFetch, Packed, GRANULE};
 use super::iter::QueryIter;
 use super::plan::{Planner, Walk};
+use crate::sparse_map::line_up::LineUp;
 use crate::Entity;
 
 /// The most slots of a driven walk checked for lining up at once: the
@@ -203,7 +204,8 @@ impl<'w, F: Packed<'w>> Join<'w, F> {
             }
             Walk::Driven(driver) => {
                 self.fetch.drive(driver);
-                driven(&mut self.fetch, driver, plan.driver, &mut f);
+                let order = plan.driver_line_up.map_or(0, LineUp::order);
+                driven(&mut self.fetch, driver, plan.driver, order, &mut f);
             }
             Walk::Empty => {}
         }
@@ -256,19 +258,21 @@ impl<'w, F: Packed<'w>> Join<'w, F> {
 /// Where every column lines up with the driver (holds its entities in the
 /// same slots), a run of slots is walked as rows, with no lookup; where
 /// they do not, the entities are looked up one by one, the driver taking
-/// its items unchecked.
+/// its items unchecked. `order` is the driver's storage's order (0 if none
+/// is known), by which the others find what they proved before.
 #[inline(always)]
 fn driven<'w, F: Packed<'w>>(
     fetch: &mut F,
     driver: &[Entity],
     column: usize,
+    order: u64,
     f: &mut impl FnMut(Entity, F::Item<'_>),
 ) {
     let mut slot = 0;
     // Where the last run that lined up ended.
     let mut lined_up_until = 0;
     while slot < driver.len() {
-        let run = fetch.lined_up(driver, slot..driver.len().min(slot + BLOCK));
+        let run = fetch.lined_up(driver, order, slot..driver.len().min(slot + BLOCK));
         if run > 0 {
             let slots = slot..slot + run;
             slot = slots.end;
@@ -330,5 +334,63 @@ impl<'w, F: Packed<'w>> IntoIterator for Join<'w, F> {
     #[inline]
     fn into_iter(self) -> QueryIter<'w, F> {
         QueryIter::new(self.fetch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SparseMap;
+    use core::num::NonZeroU32;
+
+    fn e(index: u32) -> Entity {
+        Entity::new(index, NonZeroU32::MIN)
+    }
+
+    /// The values of `join((a, b))`, checked against what `fill` put there.
+    fn walk(a: &SparseMap<u32>, b: &SparseMap<u32>) -> usize {
+        let mut visited = 0;
+        join((a, b)).for_each(|e, (x, y)| {
+            assert_eq!((*x, *y), (e.index(), e.index() + 1));
+            visited += 1;
+        });
+        visited
+    }
+
+    #[test]
+    fn a_walk_proves_what_lines_up_and_the_next_trusts_it_until_a_reorder() {
+        let (mut a, mut b) = (SparseMap::<u32>::new(), SparseMap::<u32>::new());
+        for i in 0..1000 {
+            a.insert(e(i), i);
+            b.insert(e(i), i + 1);
+        }
+        // `a` drives (the first of two as long); `b` proves against it.
+        let proven =
+            |a: &SparseMap<u32>, b: &SparseMap<u32>| b.line_up().proven(a.line_up().order());
+        assert_eq!(proven(&a, &b), 0);
+        assert_eq!(walk(&a, &b), 1000);
+        assert_eq!(proven(&a, &b), 1000);
+        assert_eq!(walk(&a, &b), 1000);
+        // Appending to both keeps the proof; the next walk extends it.
+        a.insert(e(1000), 1000);
+        b.insert(e(1000), 1001);
+        assert_eq!(proven(&a, &b), 1000);
+        assert_eq!(walk(&a, &b), 1001);
+        assert_eq!(proven(&a, &b), 1001);
+        // A removal from `b` reorders it: no proof holds, and the walk (now
+        // driven by `b`, the shorter) is right.
+        b.remove(e(3));
+        assert_eq!(b.line_up().proven(a.line_up().order()), 0);
+        assert_eq!(walk(&a, &b), 1000);
+        // A removal from the driver: its new order matches no proof.
+        let before = a.line_up().order();
+        a.remove(e(3));
+        assert_ne!(a.line_up().order(), before);
+        assert_eq!(walk(&a, &b), 1000);
+        // A storage cloned has proven nothing.
+        assert_eq!(walk(&a, &b), 1000);
+        let c = b.clone();
+        assert_eq!(c.line_up().proven(a.line_up().order()), 0);
+        assert_eq!(walk(&a, &c), 1000);
     }
 }

@@ -7,6 +7,7 @@ use core::ops::Range;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use crate::change::{ChangeLog, Mut};
+use crate::sparse_map::line_up::LineUp;
 use crate::sparse_map::mark::Mark;
 use crate::sparse_map::{TrackedMarks, TrackedViewMut, ViewMut};
 use crate::Entity;
@@ -107,6 +108,12 @@ impl<'w, T> LazyViewMut<'w, T> {
     #[inline]
     pub(crate) fn mark(&self) -> Mark {
         self.view.mark()
+    }
+
+    /// See [`ViewMut::line_up`].
+    #[inline]
+    pub(crate) fn line_up(&self) -> Option<&'w LineUp> {
+        self.view.line_up()
     }
 
     /// See [`ViewMut::find_at`].

@@ -17,6 +17,7 @@
 //! [`QueryIter`]: super::QueryIter
 
 use crate::group::GroupMark;
+use crate::sparse_map::line_up::LineUp;
 use crate::sparse_map::mark::Mark;
 use crate::Entity;
 
@@ -31,6 +32,9 @@ pub(crate) struct Column<'w> {
     pub(crate) required: bool,
     /// The query writes this storage (`&mut C`, `Option<&mut C>`).
     pub(crate) written: bool,
+    /// The storage's proofs of lining up, if `entities` are a whole
+    /// storage's (not a window of it, not candidates).
+    pub(crate) line_up: Option<&'w LineUp>,
     /// `entities` are candidates, not a storage's entities: the entities a
     /// change filter (`Changed`, `Added`) may pass, each checked when
     /// visited. Such a column may drive, but is never walked packed, and
@@ -76,6 +80,8 @@ pub struct Planner<'w> {
     shortest: Option<&'w [Entity]>,
     /// Its number, counting columns from 0 in the order they are folded in.
     shortest_column: usize,
+    /// Its storage's proofs of lining up.
+    shortest_line_up: Option<&'w LineUp>,
     /// It is written.
     shortest_written: bool,
     /// The first column (packed walks take their entities from it).
@@ -104,6 +110,7 @@ impl<'w> Planner<'w> {
             required: 0,
             shortest: None,
             shortest_column: 0,
+            shortest_line_up: None,
             shortest_written: false,
             first: None,
             writer: Writer::None,
@@ -160,6 +167,7 @@ impl<'w> Planner<'w> {
                 _ => {
                     self.shortest = Some(column.entities);
                     self.shortest_column = self.columns as usize - 1;
+                    self.shortest_line_up = column.line_up;
                     self.shortest_written = column.written;
                 }
             }
@@ -226,6 +234,7 @@ impl<'w> Planner<'w> {
         Plan {
             walk,
             driver: self.shortest_column,
+            driver_line_up: self.shortest_line_up,
             columns: self.columns as usize,
             writer_walk,
             out_of_step: self.out_of_step,
@@ -234,7 +243,7 @@ impl<'w> Planner<'w> {
 }
 
 /// How a query is walked. See the module docs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Plan<'w> {
     /// For a walk any column may drive (`for_each`, a `for` loop): packed,
     /// or driven by the shortest required column.
@@ -243,14 +252,20 @@ pub(crate) struct Plan<'w> {
     /// counting columns from 0 in the order the fetch tells them (see
     /// [`Access::get_driven`](super::fetch::Access::get_driven)).
     pub(crate) driver: usize,
+    /// The driver's storage's proofs of lining up (see
+    /// [`LineUp`]), for the other columns to look theirs up by its order.
+    pub(crate) driver_line_up: Option<&'w LineUp>,
     /// The number of columns folded in.
     pub(crate) columns: usize,
     /// For a walk the written column must drive (a parallel split): packed, or driven by the one written column (by the shortest
     /// required one if none is written); `None` if two columns are written
     /// outside one packed group, or an optional one is.
+    #[cfg_attr(not(any(test, feature = "rayon")), allow(dead_code))] // `par_for_each` only
     pub(crate) writer_walk: Option<Walk<'w>>,
     /// A column is not in step with the world (a world's read-only query
-    /// then skips dead entities, and never walks packed).
+    /// then skips dead entities, and never walks packed). Read by the
+    /// tests: the walk itself is made so (`Walk`).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) out_of_step: bool,
 }
 
@@ -296,6 +311,7 @@ mod tests {
                 required,
                 written,
                 candidates: false,
+                line_up: None,
             });
         }
         planner.finish()

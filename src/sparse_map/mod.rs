@@ -20,6 +20,7 @@ use track::{ChangeLog, Filter, Track, Tracked, Untracked};
 
 mod index;
 mod iter;
+pub(crate) mod line_up;
 pub(crate) mod mark;
 mod pages;
 mod set;
@@ -527,6 +528,12 @@ impl<T, K: Track> SparseMap<T, K> {
         &self.set.dense
     }
 
+    /// The storage's dense order and proofs of lining up with others.
+    #[inline]
+    pub(crate) fn line_up(&self) -> &line_up::LineUp {
+        &self.set.line_up
+    }
+
     /// The values, packed, parallel to [`entities`](Self::entities).
     ///
     /// ```
@@ -894,7 +901,7 @@ impl<T, K: Track> SparseMap<T, K> {
     /// The view of `set`, which neither marks nor borrows the change record.
     #[inline]
     fn view_of(set: &mut SparseSet<T>, mark: Mark) -> ViewMut<'_, T> {
-        ViewMut::new(&set.sparse, &set.dense, &mut set.data, mark)
+        ViewMut::new(&set.sparse, &set.dense, &mut set.data, mark, &set.line_up)
     }
 }
 

@@ -2,6 +2,7 @@
 
 use alloc::vec::Vec;
 
+use super::line_up::LineUp;
 use super::pages::{Pages, EMPTY};
 use crate::Entity;
 
@@ -17,6 +18,10 @@ pub(crate) struct SparseSet<T> {
     pub(super) sparse: Pages,
     pub(super) dense: Vec<Entity>,
     pub(super) data: Vec<T>,
+    /// The dense order and what it was found lined up with: every change
+    /// that moves or removes a stored entity calls
+    /// [`reordered`](LineUp::reordered).
+    pub(super) line_up: LineUp,
 }
 
 impl<T> SparseSet<T> {
@@ -25,6 +30,7 @@ impl<T> SparseSet<T> {
             sparse: Pages::new(),
             dense: Vec::new(),
             data: Vec::new(),
+            line_up: LineUp::new(),
         }
     }
 
@@ -37,6 +43,7 @@ impl<T> SparseSet<T> {
             },
             dense: Vec::with_capacity(capacity),
             data: Vec::with_capacity(capacity),
+            line_up: LineUp::new(),
         }
     }
 
@@ -147,6 +154,7 @@ impl<T> SparseSet<T> {
             return None;
         }
         Pages::vacate(entry);
+        self.line_up.reordered();
         let last = self.dense.len() - 1;
         if slot != last {
             let moved = self.dense[last];
@@ -165,6 +173,7 @@ impl<T> SparseSet<T> {
         if a == b {
             return;
         }
+        self.line_up.reordered();
         self.dense.swap(a, b);
         self.data.swap(a, b);
         self.sparse.set(self.dense[a], a as u32);
@@ -177,6 +186,7 @@ impl<T> SparseSet<T> {
         for &entity in &self.dense {
             self.sparse.clear(entity.index());
         }
+        self.line_up.reordered();
         self.dense.clear();
         core::mem::take(&mut self.data)
     }

@@ -5,6 +5,7 @@ use core::fmt;
 use core::ops::Range;
 
 use super::iter::IterMut;
+use super::line_up::LineUp;
 use super::mark::Mark;
 use super::pages::Pages;
 use super::track::{ChangeLog, Filter};
@@ -42,6 +43,9 @@ pub struct ViewMut<'w, T> {
     /// The storage slot of `dense[0]` (0 unless the view is a window).
     offset: usize,
     mark: Mark,
+    /// The storage's proofs of lining up; `None` for a window, whose slots
+    /// are not the storage's.
+    line_up: Option<&'w LineUp>,
     /// Its entities drive the walk about to start (see
     /// [`set_driver`](Self::set_driver)).
     drives: bool,
@@ -55,6 +59,7 @@ impl<'w, T> ViewMut<'w, T> {
         dense: &'w [Entity],
         data: &'w mut [T],
         mark: Mark,
+        line_up: &'w LineUp,
     ) -> Self {
         ViewMut {
             sparse,
@@ -62,6 +67,7 @@ impl<'w, T> ViewMut<'w, T> {
             data,
             offset: 0,
             mark,
+            line_up: Some(line_up),
             drives: false,
         }
     }
@@ -102,6 +108,12 @@ impl<'w, T> ViewMut<'w, T> {
     #[inline]
     pub fn entities(&self) -> &'w [Entity] {
         self.dense
+    }
+
+    /// The storage's proofs of lining up, unless the view is a window.
+    #[inline]
+    pub(crate) fn line_up(&self) -> Option<&'w LineUp> {
+        self.line_up
     }
 
     /// The slot of `entity` in this view, if it has a value here
@@ -304,6 +316,7 @@ impl<'w, T> ViewMut<'w, T> {
                 data: data_a,
                 offset: self.offset,
                 mark: self.mark,
+                line_up: None,
                 drives: false,
             },
             ViewMut {
@@ -312,6 +325,7 @@ impl<'w, T> ViewMut<'w, T> {
                 data: data_b,
                 offset: self.offset + mid,
                 mark: self.mark,
+                line_up: None,
                 drives: false,
             },
         )
@@ -467,6 +481,12 @@ impl<'w, T> TrackedViewMut<'w, T> {
     #[inline]
     pub(crate) fn entities(&self) -> &'w [Entity] {
         self.view.dense
+    }
+
+    /// See [`ViewMut::line_up`].
+    #[inline]
+    pub(crate) fn line_up(&self) -> Option<&'w LineUp> {
+        self.view.line_up
     }
 
     #[inline]
