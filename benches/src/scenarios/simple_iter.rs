@@ -84,8 +84,10 @@ pub const SCENARIO_PLAIN: Scenario = Scenario {
     notes: "typed_ecs declares no group: `query_mut::<(&mut Position, &Velocity)>().for_each(..)` \
             is driven by one storage; the two list the entities in the same order (each was \
             spawned with one bundle), so it walks them side by side as rows once it has checked, \
-            16 entities at a time, that they line up. sparsey is left out: its `simple_iter` \
-            world packs the pair in a group, and without one it has no join of its own.",
+            16 entities at a time, that they line up. The storages remember that check: every \
+            run after the first, with no entity moved or removed since, skips it. sparsey is \
+            left out: its `simple_iter` world packs the pair in a group, and without one it has \
+            no join of its own.",
 };
 
 /// Number of entities that matched, and the sum of every position.
