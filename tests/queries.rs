@@ -549,6 +549,29 @@ fn has_tells_each_entity_whether_it_has_the_component() {
     world.assert_invariants();
 }
 
+/// 300 entities spawned with `(A, B, C)` (values `10i`, `10i + 1`,
+/// `10i + 2`), a tenth of them despawned, and `B` taken off `moved` percent
+/// of the others and given back to `re_added` percent of those: moved to the
+/// end of its storage, out of line with `A`'s and `C`'s.
+fn out_of_line(rng: &mut Rng, moved: u64, re_added: u64) -> (Many, Vec<Entity>) {
+    let mut world = Many::new();
+    let handles: Vec<Entity> = (0..300)
+        .map(|i| world.spawn_with((A(i * 10), B(i * 10 + 1), C(i * 10 + 2))))
+        .collect();
+    for &e in &handles {
+        if rng.chance(10) {
+            world.despawn(e);
+        } else if rng.chance(moved) {
+            if let Some(b) = world.remove::<B>(e) {
+                if rng.chance(re_added) {
+                    world.add(e, b);
+                }
+            }
+        }
+    }
+    (world, handles)
+}
+
 /// A marker's storage drives (`With`, the shortest): every column after the
 /// first storage column that finds the entity tries the slot that one found
 /// it in before its own lookup (storages filled alike hold it there). A
@@ -561,27 +584,13 @@ fn has_tells_each_entity_whether_it_has_the_component() {
 fn columns_after_a_lookup_try_the_slot_it_found() {
     for seed in 0..20 {
         let mut rng = Rng::new(seed);
-        let mut world = Many::new();
-        let handles: Vec<Entity> = (0..300)
-            .map(|i| {
-                let e = world.spawn_with((A(i * 10), B(i * 10 + 1), C(i * 10 + 2)));
-                if rng.chance(20) {
-                    world.add(e, H(i));
-                }
-                if rng.chance(30) {
-                    world.add(e, D(i * 10 + 3));
-                }
-                e
-            })
-            .collect();
-        for &e in &handles {
-            if rng.chance(10) {
-                world.despawn(e);
-            } else if rng.chance(8) {
-                // Out of line: `B` moves to the end of its storage.
-                if let Some(b) = world.remove::<B>(e) {
-                    world.add(e, b);
-                }
+        let (mut world, handles) = out_of_line(&mut rng, 8, 100);
+        for (i, &e) in handles.iter().enumerate() {
+            if world.is_alive(e) && rng.chance(20) {
+                world.add(e, H(i as u32));
+            }
+            if world.is_alive(e) && rng.chance(30) {
+                world.add(e, D(i as u32 * 10 + 3));
             }
         }
         let expected: Vec<(Entity, u32, u32, u32)> = world
@@ -630,22 +639,7 @@ fn columns_after_a_lookup_try_the_slot_it_found() {
 #[test]
 fn get_many_matches_a_lookup_per_storage() {
     for seed in 0..10 {
-        let mut rng = Rng::new(seed);
-        let mut world = Many::new();
-        let handles: Vec<Entity> = (0..300)
-            .map(|i| world.spawn_with((A(i * 10), B(i * 10 + 1), C(i * 10 + 2))))
-            .collect();
-        for &e in &handles {
-            if rng.chance(10) {
-                world.despawn(e);
-            } else if rng.chance(10) {
-                if let Some(b) = world.remove::<B>(e) {
-                    if rng.chance(70) {
-                        world.add(e, b);
-                    }
-                }
-            }
-        }
+        let (mut world, handles) = out_of_line(&mut Rng::new(seed), 10, 70);
         for &e in &handles {
             let expected = match (world.a.get(e), world.b.get(e), world.c.get(e)) {
                 (Some(a), Some(b), Some(c)) => Some((a.0, b.0, c.0)),
