@@ -142,6 +142,12 @@ pub struct Schedule<W> {
     reports: Vec<(usize, usize, ApplyReport)>,
     /// See [`set_parallel_work`](Schedule::set_parallel_work).
     parallel_work: Duration,
+    /// Whether stages may go to the pool at all, tried both ways while
+    /// `parallel_work` is left at its default (see
+    /// [`set_parallel_work`](Schedule::set_parallel_work)); `None` once it
+    /// is set.
+    #[cfg(feature = "rayon")]
+    trial: Option<trial::PoolTrial>,
     /// `true` if a member reads events: each run starts by registering
     /// the readers (see `WriteParam::register`).
     registers: bool,
@@ -172,6 +178,8 @@ impl<W> Schedule<W> {
             pending: VecDeque::new(),
             reports: Vec::new(),
             parallel_work: PARALLEL_WORK,
+            #[cfg(feature = "rayon")]
+            trial: Some(trial::PoolTrial::new()),
             registers: false,
         }
     }
@@ -293,8 +301,16 @@ impl<W> Schedule<W> {
     /// waiting for them costs about 15 µs on a small machine, more than a
     /// light stage gains. The members of a stage never conflict, so the
     /// results are the same either way; only the time differs. A stage's
-    /// first run is on the calling thread, and measures it. Set
-    /// `Duration::ZERO` to run every stage of two or more systems on the
+    /// first run is on the calling thread, and measures it.
+    ///
+    /// Left at its default, the schedule also checks that the pool pays for
+    /// the whole run, not only for the stage: handing a stage to other
+    /// threads can slow the steps after it, which then read what those
+    /// threads wrote from another core's cache. It times 16 runs allowed to
+    /// use the pool and 16 with every stage on the calling thread, keeps the
+    /// way whose median run was faster for the next 512 runs, then tries
+    /// again. Setting the threshold (even to its default) turns this off.
+    /// Set `Duration::ZERO` to run every stage of two or more systems on the
     /// pool. A game whose frame loop runs inside rayon's pool
     /// (`ThreadPool::install`) pays about 0.3 µs to hand a stage over
     /// instead of about 10 µs, and may lower the threshold accordingly.
@@ -311,6 +327,10 @@ impl<W> Schedule<W> {
     /// ```
     pub fn set_parallel_work(&mut self, work: Duration) -> &mut Self {
         self.parallel_work = work;
+        #[cfg(feature = "rayon")]
+        {
+            self.trial = None;
+        }
         self
     }
 
@@ -901,6 +921,8 @@ impl<W: World + 'static> Schedule<W> {
     /// stays), command buffers keep what they hold for the next sync point,
     /// and the schedule can run again.
     pub fn run(&mut self, world: &mut W) {
+        #[cfg(feature = "rayon")]
+        let start = self.trial.is_some().then(std::time::Instant::now);
         self.reports.clear();
         crate::change::world::run_started(world);
         self.register(world);
@@ -908,6 +930,21 @@ impl<W: World + 'static> Schedule<W> {
             self.run_entry(index, world, false);
         }
         self.apply_pending(world);
+        #[cfg(feature = "rayon")]
+        if let (Some(trial), Some(start)) = (&mut self.trial, start) {
+            trial.ran(start.elapsed());
+        }
+    }
+
+    /// The threshold a stage's work must reach to go to the pool in this
+    /// run: `parallel_work`, or never while the trial holds the pool back.
+    #[inline]
+    fn parallel_work_now(&self) -> Duration {
+        #[cfg(feature = "rayon")]
+        if self.trial.as_ref().is_some_and(|trial| !trial.pool()) {
+            return Duration::MAX;
+        }
+        self.parallel_work
     }
 
     /// Registers every reader of events the schedule holds with the world,
@@ -933,6 +970,7 @@ impl<W: World + 'static> Schedule<W> {
     /// Runs the entry at `index`; with `timed`, its systems time themselves.
     /// `false` if it is a step whose condition said not to run this time.
     fn run_entry(&mut self, index: usize, world: &mut W, timed: bool) -> bool {
+        let parallel_work = self.parallel_work_now();
         match &mut self.entries[index] {
             Entry::Systems(step, condition) => {
                 if let Some(condition) = condition {
@@ -942,7 +980,7 @@ impl<W: World + 'static> Schedule<W> {
                 }
                 // What this step changes is told apart from what it sees.
                 crate::change::world::tick(world);
-                step.run(world, timed, self.parallel_work);
+                step.run(world, timed, parallel_work);
                 for member in 0..step.len() {
                     if step.member_ref(member).applies() && !self.pending.contains(&(index, member))
                     {
@@ -1049,7 +1087,119 @@ impl<W: World + 'static> Schedule<W> {
             }
         }
         self.apply_pending(world);
-        stats.end_frame(frame.elapsed());
+        let elapsed = frame.elapsed();
+        #[cfg(feature = "rayon")]
+        if let Some(trial) = &mut self.trial {
+            trial.ran(elapsed);
+        }
+        stats.end_frame(elapsed);
+    }
+}
+
+/// Whether a schedule's stages may go to rayon's pool, decided by timing
+/// runs both ways (see [`Schedule::set_parallel_work`]).
+#[cfg(feature = "rayon")]
+mod trial {
+    use core::time::Duration;
+
+    /// Runs timed each way in a trial.
+    const RUNS: usize = 16;
+    /// Runs the faster way is kept for before the next trial.
+    const KEPT: u32 = 512;
+
+    /// A trial of the pool: the first [`RUNS`] runs may use it, the next
+    /// [`RUNS`] may not; the way whose median run was faster is kept for
+    /// [`KEPT`] runs, then the trial starts again.
+    #[derive(Clone, Debug)]
+    pub(super) struct PoolTrial {
+        pooled: [Duration; RUNS],
+        held: [Duration; RUNS],
+        /// Runs of the trial so far (`0..2 * RUNS`), while `left` is 0.
+        step: usize,
+        /// The way kept, and for how many more runs.
+        pool: bool,
+        left: u32,
+    }
+
+    impl PoolTrial {
+        pub(super) const fn new() -> Self {
+            PoolTrial {
+                pooled: [Duration::ZERO; RUNS],
+                held: [Duration::ZERO; RUNS],
+                step: 0,
+                pool: true,
+                left: 0,
+            }
+        }
+
+        /// Whether this run may hand stages to the pool.
+        #[inline]
+        pub(super) fn pool(&self) -> bool {
+            if self.left > 0 {
+                self.pool
+            } else {
+                self.step < RUNS
+            }
+        }
+
+        /// The run [`pool`](Self::pool) was asked for took `time`.
+        pub(super) fn ran(&mut self, time: Duration) {
+            if self.left > 0 {
+                self.left -= 1;
+                return;
+            }
+            match self.step {
+                step if step < RUNS => self.pooled[step] = time,
+                step => self.held[step - RUNS] = time,
+            }
+            self.step += 1;
+            if self.step == 2 * RUNS {
+                self.pool = median(&mut self.pooled) < median(&mut self.held);
+                self.left = KEPT;
+                self.step = 0;
+            }
+        }
+    }
+
+    fn median(times: &mut [Duration; RUNS]) -> Duration {
+        times.sort_unstable();
+        times[RUNS / 2]
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// Runs `trial` for `runs` runs, each taking `pooled` or `held` as
+        /// it is asked to; returns how many used the pool.
+        fn drive(trial: &mut PoolTrial, runs: u32, pooled: u64, held: u64) -> u32 {
+            let mut used = 0;
+            for _ in 0..runs {
+                let pool = trial.pool();
+                used += u32::from(pool);
+                trial.ran(Duration::from_micros(if pool { pooled } else { held }));
+            }
+            used
+        }
+
+        #[test]
+        fn the_faster_way_is_kept_then_tried_again() {
+            let mut trial = PoolTrial::new();
+            // The trial: 16 runs pooled, 16 held.
+            assert_eq!(drive(&mut trial, 32, 300, 200), 16);
+            // Held was faster: kept for 512 runs.
+            assert_eq!(drive(&mut trial, 512, 300, 200), 0);
+            // Tried again; the pool is faster now, and kept.
+            assert_eq!(drive(&mut trial, 32, 100, 200), 16);
+            assert_eq!(drive(&mut trial, 512, 100, 200), 512);
+        }
+
+        #[test]
+        fn a_tie_holds_the_pool_back() {
+            let mut trial = PoolTrial::new();
+            drive(&mut trial, 32, 200, 200);
+            assert!(!trial.pool());
+        }
     }
 }
 
