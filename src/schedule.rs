@@ -306,10 +306,11 @@ impl<W> Schedule<W> {
     /// Left at its default, the schedule also checks that the pool pays for
     /// the whole run, not only for the stage: handing a stage to other
     /// threads can slow the steps after it, which then read what those
-    /// threads wrote from another core's cache. It times 16 runs allowed to
-    /// use the pool and 16 with every stage on the calling thread, keeps the
-    /// way whose median run was faster for the next 512 runs, then tries
-    /// again. Setting the threshold (even to its default) turns this off.
+    /// threads wrote from another core's cache. It times 8 runs allowed to
+    /// use the pool and 8 with every stage on the calling thread, in turn,
+    /// keeps the way whose median run was faster for the next 512 runs,
+    /// then tries again. Setting the threshold (even to its default) turns
+    /// this off.
     /// Set `Duration::ZERO` to run every stage of two or more systems on the
     /// pool. A game whose frame loop runs inside rayon's pool
     /// (`ThreadPool::install`) pays about 0.3 µs to hand a stage over
@@ -1103,18 +1104,21 @@ mod trial {
     use core::time::Duration;
 
     /// Runs timed each way in a trial.
-    const RUNS: usize = 16;
+    const RUNS: usize = 8;
     /// Runs the faster way is kept for before the next trial.
     const KEPT: u32 = 512;
 
-    /// A trial of the pool: the first [`RUNS`] runs may use it, the next
-    /// [`RUNS`] may not; the way whose median run was faster is kept for
-    /// [`KEPT`] runs, then the trial starts again.
+    /// A trial of the pool: of its `2 * RUNS` runs, every other one may use
+    /// it (the first included), so that both ways see the same stretch of
+    /// the game; the way whose median run was faster is kept for [`KEPT`]
+    /// runs, then the trial starts again. A trial costs `RUNS` runs the
+    /// slower way in every `2 * RUNS + KEPT`.
     #[derive(Clone, Debug)]
     pub(super) struct PoolTrial {
         pooled: [Duration; RUNS],
         held: [Duration; RUNS],
-        /// Runs of the trial so far (`0..2 * RUNS`), while `left` is 0.
+        /// Runs of the trial so far (`0..2 * RUNS`), while `left` is 0:
+        /// the even ones may use the pool.
         step: usize,
         /// The way kept, and for how many more runs.
         pool: bool,
@@ -1138,7 +1142,7 @@ mod trial {
             if self.left > 0 {
                 self.pool
             } else {
-                self.step < RUNS
+                self.step % 2 == 0
             }
         }
 
@@ -1148,10 +1152,12 @@ mod trial {
                 self.left -= 1;
                 return;
             }
-            match self.step {
-                step if step < RUNS => self.pooled[step] = time,
-                step => self.held[step - RUNS] = time,
-            }
+            let half = if self.step % 2 == 0 {
+                &mut self.pooled
+            } else {
+                &mut self.held
+            };
+            half[self.step / 2] = time;
             self.step += 1;
             if self.step == 2 * RUNS {
                 self.pool = median(&mut self.pooled) < median(&mut self.held);
@@ -1185,19 +1191,19 @@ mod trial {
         #[test]
         fn the_faster_way_is_kept_then_tried_again() {
             let mut trial = PoolTrial::new();
-            // The trial: 16 runs pooled, 16 held.
-            assert_eq!(drive(&mut trial, 32, 300, 200), 16);
+            // The trial: 8 runs pooled, 8 held, in turn.
+            assert_eq!(drive(&mut trial, 16, 300, 200), 8);
             // Held was faster: kept for 512 runs.
             assert_eq!(drive(&mut trial, 512, 300, 200), 0);
             // Tried again; the pool is faster now, and kept.
-            assert_eq!(drive(&mut trial, 32, 100, 200), 16);
+            assert_eq!(drive(&mut trial, 16, 100, 200), 8);
             assert_eq!(drive(&mut trial, 512, 100, 200), 512);
         }
 
         #[test]
         fn a_tie_holds_the_pool_back() {
             let mut trial = PoolTrial::new();
-            drive(&mut trial, 32, 200, 200);
+            drive(&mut trial, 16, 200, 200);
             assert!(!trial.pool());
         }
     }
