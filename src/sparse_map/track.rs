@@ -888,13 +888,6 @@ impl ChangeLog {
 /// beside each its `entries`) to its front, in order, tells
 /// `moved(slot, index)` the new index of each one that moved, and returns
 /// how many there are: the rest is to be dropped.
-///
-/// Two passes, neither with a branch on the entries: the first copies
-/// every entry to the front and counts it only if live (the next live one
-/// overwrites a tombstone), the second tells where the moved ones went,
-/// in order. A list in which values change in turn holds tombstones and
-/// live entries mixed with no pattern, and a branch on each entry would
-/// be mispredicted as often as not.
 #[inline(always)]
 fn compact(
     entities: &mut [Entity],
@@ -908,15 +901,15 @@ fn compact(
     let mut kept = first;
     for read in first..len {
         let entity = live[read];
+        if entity == TOMBSTONE {
+            continue;
+        }
         let entry = beside[read];
         // `kept <= read < len`: both in bounds.
         live[kept] = entity;
         beside[kept] = entry;
-        kept += usize::from(entity != TOMBSTONE);
-    }
-    let moved_ones = beside.get(first..kept).unwrap_or_default();
-    for (index, entry) in (first..).zip(moved_ones) {
-        moved(entry.slot as usize, index as u32);
+        moved(entry.slot as usize, kept as u32);
+        kept += 1;
     }
     kept
 }
