@@ -306,10 +306,10 @@ impl<W> Schedule<W> {
     /// Left at its default, the schedule also checks that the pool pays for
     /// the whole run, not only for the stage: handing a stage to other
     /// threads can slow the steps after it, which then read what those
-    /// threads wrote from another core's cache. It times 8 runs allowed to
-    /// use the pool and 8 with every stage on the calling thread, in turn,
-    /// keeps the way whose median run was faster for the next 512 runs,
-    /// then tries again. Setting the threshold (even to its default) turns
+    /// threads wrote from another core's cache. After its first 64 runs it
+    /// times 8 runs allowed to use the pool and 8 with every stage on the
+    /// calling thread, in turn, keeps the way whose median run was faster
+    /// for the next 512 runs, then tries again. Setting the threshold (even to its default) turns
     /// this off.
     /// Set `Duration::ZERO` to run every stage of two or more systems on the
     /// pool. A game whose frame loop runs inside rayon's pool
@@ -1107,12 +1107,16 @@ mod trial {
     const RUNS: usize = 8;
     /// Runs the faster way is kept for before the next trial.
     const KEPT: u32 = 512;
+    /// Runs before the first trial, allowed to use the pool: a game's first
+    /// frames grow their buffers and warm the caches, and would say little
+    /// about the frames after them.
+    const SETTLE: u32 = 64;
 
     /// A trial of the pool: of its `2 * RUNS` runs, every other one may use
     /// it (the first included), so that both ways see the same stretch of
     /// the game; the way whose median run was faster is kept for [`KEPT`]
-    /// runs, then the trial starts again. A trial costs `RUNS` runs the
-    /// slower way in every `2 * RUNS + KEPT`.
+    /// runs, then the trial starts again; the first waits [`SETTLE`] runs.
+    /// A trial costs `RUNS` runs the slower way in every `2 * RUNS + KEPT`.
     #[derive(Clone, Debug)]
     pub(super) struct PoolTrial {
         pooled: [Duration; RUNS],
@@ -1132,7 +1136,7 @@ mod trial {
                 held: [Duration::ZERO; RUNS],
                 step: 0,
                 pool: true,
-                left: 0,
+                left: SETTLE,
             }
         }
 
@@ -1191,6 +1195,8 @@ mod trial {
         #[test]
         fn the_faster_way_is_kept_then_tried_again() {
             let mut trial = PoolTrial::new();
+            // The first runs settle, with the pool.
+            assert_eq!(drive(&mut trial, 64, 300, 200), 64);
             // The trial: 8 runs pooled, 8 held, in turn.
             assert_eq!(drive(&mut trial, 16, 300, 200), 8);
             // Held was faster: kept for 512 runs.
@@ -1203,7 +1209,7 @@ mod trial {
         #[test]
         fn a_tie_holds_the_pool_back() {
             let mut trial = PoolTrial::new();
-            drive(&mut trial, 16, 200, 200);
+            drive(&mut trial, 64 + 16, 200, 200);
             assert!(!trial.pool());
         }
     }
