@@ -56,16 +56,21 @@ pub const PARALLEL_COMMAND: &str = "cargo run --release -p typed_ecs_benches --f
 /// same for bevy.
 const WHY_MISSED: &str = "typed_ecs loses on three systems and wins or ties the others (the \
     table below). **hunger** walks `join((Lazy(energy), ids))`: the two storages side by side, \
-    each energy a `Mut` marked only if written (a quarter of them a frame). Over the first 20 \
-    frames it executes 8.41 M instructions (0.90× the 9.32 M of `for_each_mut` with a lookup of \
-    each id): 41% the marks (the run's flags scanned, each flagged value recorded in the change \
-    log), 22% the log's compaction of superseded entries, 30% the walk; bevy's mark is one store \
-    of a tick beside the value. **grid rebuild** walks `(&Pos, &Id, With<Prey>)`, driven by the \
-    marker's storage (the shortest), whose order is not `Pos`'s: both other storages are looked \
-    up per animal, where bevy and hecs walk a table. **reproduction** walks \
-    `(&Energy, &Id, &Pos, Has<Prey>)` in lined-up runs now (`Has` answers for each entity of a \
-    run; it was 3.8× bevy's time when `Has` sent every animal to a lookup in every storage); \
-    what is left is its `Has` lookup per animal and the spawns it queues.";
+    each energy a `Mut` marked only if written (a quarter of them a frame). The run's flags are \
+    now read 64 at a time and only the set ones visited (2.3–2.5× bevy's time before, with a \
+    branch on every flag); what is left is the marks themselves: each records the value in the \
+    change log (about 40 instructions: the slot's 24-byte record read, its old entry, often at a \
+    random place, turned into a tombstone, a new entry appended), and the log's compaction of \
+    superseded entries one frame in three; bevy's mark is one store of a tick beside the value. \
+    **grid rebuild** walks `(&Pos, &Id, With<Prey>)`, driven by the marker's storage (the \
+    shortest), whose order is not `Pos`'s: each animal is looked up in `Pos` (its sparse entry, \
+    then its value, both random reads), and `Id` now finds it at the slot `Pos` found it in, \
+    with no sparse lookup of its own, where bevy and hecs walk a table in order. Driving by \
+    `Pos` and asking the marker per entity instead was tried and measured slower: the answer \
+    is a branch on a pattern the predictor cannot learn. **reproduction** walks \
+    `(&Energy, &Id, &Pos, Has<Prey>)` in lined-up runs; what is left is its `Has` lookup per \
+    animal (a random read of the marker's sparse entry, cold after the grid's work) and the \
+    spawns it queues.";
 
 struct Options {
     size: usize,
