@@ -923,17 +923,24 @@ impl<W: World + 'static> Schedule<W> {
     /// and the schedule can run again.
     pub fn run(&mut self, world: &mut W) {
         #[cfg(feature = "rayon")]
-        let start = self.trial.is_some().then(std::time::Instant::now);
+        // The clock is read only in a trial's runs: between trials a run
+        // costs what it did without one.
+        let start = self
+            .trial
+            .as_ref()
+            .filter(|trial| trial.timing())
+            .map(|_| std::time::Instant::now());
         self.reports.clear();
         crate::change::world::run_started(world);
         self.register(world);
+        let parallel_work = self.parallel_work_now();
         for index in 0..self.entries.len() {
-            self.run_entry(index, world, false);
+            self.run_entry(index, world, false, parallel_work);
         }
         self.apply_pending(world);
         #[cfg(feature = "rayon")]
-        if let (Some(trial), Some(start)) = (&mut self.trial, start) {
-            trial.ran(start.elapsed());
+        if let Some(trial) = &mut self.trial {
+            trial.ran(start.map(|start| start.elapsed()));
         }
     }
 
@@ -968,10 +975,17 @@ impl<W: World + 'static> Schedule<W> {
         }
     }
 
-    /// Runs the entry at `index`; with `timed`, its systems time themselves.
+    /// Runs the entry at `index`; with `timed`, its systems time themselves;
+    /// a stage whose members worked `parallel_work` goes to the pool (see
+    /// [`parallel_work_now`](Self::parallel_work_now), asked once a run).
     /// `false` if it is a step whose condition said not to run this time.
-    fn run_entry(&mut self, index: usize, world: &mut W, timed: bool) -> bool {
-        let parallel_work = self.parallel_work_now();
+    fn run_entry(
+        &mut self,
+        index: usize,
+        world: &mut W,
+        timed: bool,
+        parallel_work: Duration,
+    ) -> bool {
         match &mut self.entries[index] {
             Entry::Systems(step, condition) => {
                 if let Some(condition) = condition {
@@ -1063,10 +1077,11 @@ impl<W: World + 'static> Schedule<W> {
         crate::change::world::run_started(world);
         self.register(world);
         let frame = Instant::now();
+        let parallel_work = self.parallel_work_now();
         let mut position = 0;
         for index in 0..self.entries.len() {
             let start = Instant::now();
-            let ran = self.run_entry(index, world, true);
+            let ran = self.run_entry(index, world, true, parallel_work);
             match &self.entries[index] {
                 // A step its condition skipped records no sample.
                 Entry::Systems(step, _) if !ran => {
@@ -1091,7 +1106,7 @@ impl<W: World + 'static> Schedule<W> {
         let elapsed = frame.elapsed();
         #[cfg(feature = "rayon")]
         if let Some(trial) = &mut self.trial {
-            trial.ran(elapsed);
+            trial.ran(Some(elapsed));
         }
         stats.end_frame(elapsed);
     }
@@ -1150,12 +1165,31 @@ mod trial {
             }
         }
 
-        /// The run [`pool`](Self::pool) was asked for took `time`.
-        pub(super) fn ran(&mut self, time: Duration) {
+        /// Whether this run is one of a trial's, to be timed.
+        #[inline]
+        pub(super) fn timing(&self) -> bool {
+            self.left == 0
+        }
+
+        /// The run [`pool`](Self::pool) was asked for is over; it took
+        /// `time` if it was [`timing`](Self::timing) (`None` only when it
+        /// was not).
+        #[inline]
+        pub(super) fn ran(&mut self, time: Option<Duration>) {
             if self.left > 0 {
                 self.left -= 1;
-                return;
+            } else {
+                self.record(time);
             }
+        }
+
+        /// A trial's run took `time`.
+        #[cold]
+        fn record(&mut self, time: Option<Duration>) {
+            let Some(time) = time else {
+                debug_assert!(false, "a trial's run was not timed");
+                return;
+            };
             let half = if self.step % 2 == 0 {
                 &mut self.pooled
             } else {
@@ -1187,7 +1221,10 @@ mod trial {
             for _ in 0..runs {
                 let pool = trial.pool();
                 used += u32::from(pool);
-                trial.ran(Duration::from_micros(if pool { pooled } else { held }));
+                let time = trial
+                    .timing()
+                    .then(|| Duration::from_micros(if pool { pooled } else { held }));
+                trial.ran(time);
             }
             used
         }
