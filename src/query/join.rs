@@ -347,7 +347,8 @@ mod tests {
         Entity::new(index, NonZeroU32::MIN)
     }
 
-    /// The values of `join((a, b))`, checked against what `fill` put there.
+    /// How many entities `join((a, b))` visits, each value checked against
+    /// what the test stored (`i` in `a`, `i + 1` in `b`, for index `i`).
     fn walk(a: &SparseMap<u32>, b: &SparseMap<u32>) -> usize {
         let mut visited = 0;
         join((a, b)).for_each(|e, (x, y)| {
