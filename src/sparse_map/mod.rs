@@ -50,8 +50,9 @@ pub use view::{TrackedViewMut, ViewMut};
 /// # Layout and invariant
 ///
 /// * `sparse`: entity index → dense slot and the generation stored there,
-///   in pages of 2048 entries (16 KiB) allocated
-///   on first touch;
+///   in pages of 2048 entries (16 KiB) made on first touch and kept in page
+///   order in one array: with no page missing between the first and the
+///   last, a lookup reads its entry there with no page table on its way;
 /// * `dense`: the entity in each slot;
 /// * `data`: the value in each slot, parallel to `dense`.
 ///
@@ -460,7 +461,7 @@ impl<T, K: Track> SparseMap<T, K> {
 
     /// The dense slot of `entity` as the world sees it (`alive`: which
     /// entries count, from `in_step`).
-    #[inline]
+    #[inline(always)]
     fn index_of_in(&self, entity: Entity, alive: Alive<'_>) -> Option<usize> {
         // The check first, as in `remove_in`: a loop of reads can then be
         // unswitched on it.
@@ -475,7 +476,7 @@ impl<T, K: Track> SparseMap<T, K> {
 
     /// `entity`'s value as the world sees it (`alive`: which entries
     /// count).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get_in(&self, entity: Entity, alive: Alive<'_>) -> Option<&T> {
         let slot = self.index_of_in(entity, alive)?;
         Some(&self.set.data[slot])

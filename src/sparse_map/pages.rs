@@ -1,7 +1,6 @@
 //! The paged sparse index of a storage: entity index → dense slot, and
 //! the generation of the entity stored there.
 
-use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::Entity;
@@ -36,29 +35,45 @@ fn entry(entity: Entity, slot: u32) -> Entry {
 /// One page of entries.
 type Page = [Entry; PAGE_LEN];
 
+/// What [`Pages::table`] holds for a page not made.
+const NOT_MADE: u32 = u32::MAX;
+
 /// Paged sparse index: entity index → dense index and generation.
 ///
 /// Keeping the generation beside the slot lets a lookup check a handle
 /// without reading the dense entities: the page entry, then the value.
 ///
-/// A page is made the first time an index in it is set, in its own
-/// allocation. `table[i]` holds page `first + i`, if it is made. The table
-/// spans only the pages in use, so a storage whose only entity has index
-/// 1,000,000 holds one page and a one-entry table. A lookup reads the table
-/// entry, then the page entry: a page is a fixed-size array, so the offset
-/// in it needs no bounds check, and a missing page is a null table entry.
-#[derive(Clone, Default)]
+/// A page is made the first time an index in it is set. Every made page
+/// lives in one vector, `entries`, the pages in the order of their
+/// numbers; `table[i]` says where page `first + i` is among them, if it is
+/// made. The table spans only the pages in use, so a storage whose only
+/// entity has index 1,000,000 holds one page and a one-entry table.
+///
+/// When no page is missing between the first and the last (entities with
+/// nearby indices, the common case, and any storage of one page), the
+/// storage is *straight*: page `first + i` is the `i`-th page of
+/// `entries`, so index `first * PAGE_LEN + k` has its entry at `entries[k]`
+/// and a lookup reads that one entry, with no table read on its way. A
+/// storage with a gap between its pages reads the table entry first.
+#[derive(Clone)]
 pub(super) struct Pages {
-    pub(super) table: Vec<Option<Box<Page>>>,
+    /// Every made page's entries, the pages in the order of their numbers.
+    entries: Vec<Entry>,
+    /// Per page from `first` on: its place among the pages of `entries`,
+    /// or [`NOT_MADE`].
+    pub(super) table: Vec<u32>,
     /// The page number of `table[0]`.
     first: usize,
+    /// `first * PAGE_LEN`: the index of `entries[0]`, if straight.
+    base: usize,
+    /// Whether every page of the table is made, so `table[i] == i` (see
+    /// the type's docs).
+    straight: bool,
 }
 
-/// A page of empty entries, zeroed by the allocator.
-fn new_page() -> Box<Page> {
-    match alloc::vec![VACANT; PAGE_LEN].into_boxed_slice().try_into() {
-        Ok(page) => page,
-        Err(_) => unreachable!("a vector of PAGE_LEN entries is a page"),
+impl Default for Pages {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -66,28 +81,46 @@ impl Pages {
     /// An index without pages.
     pub(super) const fn new() -> Self {
         Pages {
+            entries: Vec::new(),
             table: Vec::new(),
             first: 0,
+            base: 0,
+            straight: true,
         }
     }
 
-    /// The position of `index`'s page in `table` (wrapping past the end
-    /// for pages before `first`), and its offset in the page.
-    #[inline]
-    fn locate(&self, index: u32) -> (usize, usize) {
-        (
-            ((index >> PAGE_BITS) as usize).wrapping_sub(self.first),
-            index as usize & (PAGE_LEN - 1),
-        )
+    /// The place in `entries` of `index`'s entry, if its page is made.
+    #[inline(always)]
+    fn place(&self, index: u32) -> Option<usize> {
+        if self.straight {
+            // Below `base`, the subtraction wraps past every place.
+            let place = (index as usize).wrapping_sub(self.base);
+            return (place < self.entries.len()).then_some(place);
+        }
+        self.place_in_table(index)
+    }
+
+    /// [`place`](Self::place) through the table: a storage not straight.
+    /// Out of line, so that a lookup inlined into a loop is the straight
+    /// path's few instructions.
+    #[inline(never)]
+    fn place_in_table(&self, index: u32) -> Option<usize> {
+        let page = ((index >> PAGE_BITS) as usize).wrapping_sub(self.first);
+        let made = *self.table.get(page)?;
+        (made != NOT_MADE)
+            .then_some(((made as usize) << PAGE_BITS) | (index as usize & (PAGE_LEN - 1)))
     }
 
     /// The entry for `index`, or [`VACANT`].
-    #[inline]
+    #[inline(always)]
     fn entry(&self, index: u32) -> Entry {
-        let (page, offset) = self.locate(index);
-        match self.table.get(page) {
-            Some(Some(page)) => page[offset],
-            _ => VACANT,
+        if self.straight {
+            let place = (index as usize).wrapping_sub(self.base);
+            return self.entries.get(place).copied().unwrap_or(VACANT);
+        }
+        match self.place_in_table(index) {
+            Some(place) => self.entries[place],
+            None => VACANT,
         }
     }
 
@@ -103,13 +136,13 @@ impl Pages {
 
     /// The dense index of `entity`, if it is the entity stored under its
     /// index (generation included).
-    #[inline]
+    #[inline(always)]
     pub(super) fn slot_of(&self, entity: Entity) -> Option<usize> {
         Self::holds(&self.entry(entity.index()), entity)
     }
 
     /// The dense index in `entry` if it holds `entity`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn holds(entry: &Entry, entity: Entity) -> Option<usize> {
         // Equal high halves: the same generation, so not the empty entry.
         (*entry & GENERATION == entity.to_bits() & GENERATION).then_some(*entry as u32 as usize)
@@ -136,8 +169,8 @@ impl Pages {
     /// The entry for `index`, if its page exists.
     #[inline]
     pub(super) fn entry_mut(&mut self, index: u32) -> Option<&mut Entry> {
-        let (page, offset) = self.locate(index);
-        Some(&mut self.table.get_mut(page)?.as_deref_mut()?[offset])
+        let place = self.place(index)?;
+        Some(&mut self.entries[place])
     }
 
     /// Stores `entity` in dense slot `slot`, making its page on first touch.
@@ -180,7 +213,15 @@ impl Pages {
         generation: u32,
         first_slot: u32,
     ) {
+        if len == 0 {
+            return;
+        }
         let end = first_index + len;
+        // Room for every page of the range not made yet, at once.
+        let missing = (first_index >> PAGE_BITS..=(end - 1) >> PAGE_BITS)
+            .filter(|&page| self.place(page << PAGE_BITS).is_none())
+            .count();
+        self.entries.reserve_exact(missing * PAGE_LEN);
         let high = u64::from(generation) << 32;
         let (mut index, mut slot) = (first_index, first_slot);
         while index < end {
@@ -205,7 +246,9 @@ impl Pages {
     /// Makes room for the pages of `entities` more entities with
     /// consecutive indices (a guess for `with_capacity`).
     pub(super) fn reserve(&mut self, entities: usize) {
-        self.table.reserve_exact(entities.div_ceil(PAGE_LEN));
+        let pages = entities.div_ceil(PAGE_LEN);
+        self.table.reserve_exact(pages);
+        self.entries.reserve_exact(pages * PAGE_LEN);
     }
 
     /// The page holding `index`'s entry, made (and the table grown) if
@@ -220,14 +263,54 @@ impl Pages {
             // Grow the table at the front.
             let extra = self.first - page;
             self.table
-                .splice(0..0, core::iter::repeat_with(|| None).take(extra));
+                .splice(0..0, core::iter::repeat(NOT_MADE).take(extra));
             self.first = page;
         }
-        let slot = page - self.first;
-        if self.table.len() <= slot {
-            self.table.resize_with(slot + 1, || None);
+        let position = page - self.first;
+        if self.table.len() <= position {
+            self.table.resize(position + 1, NOT_MADE);
         }
-        self.table[slot].get_or_insert_with(new_page)
+        if self.table[position] == NOT_MADE {
+            self.make_page(position);
+        }
+        let start = (self.table[position] as usize) << PAGE_BITS;
+        match (&mut self.entries[start..start + PAGE_LEN]).try_into() {
+            Ok(page) => page,
+            Err(_) => unreachable!("PAGE_LEN entries are a page"),
+        }
+    }
+
+    /// Makes the page at `position` in the table: a page of empty entries
+    /// in `entries`, among the others in the order of their numbers (the
+    /// pages after it move one page on). `entries` grows by an eighth (at
+    /// least a page) when full: amortised O(1) a page, and little unused
+    /// (the Memory section of `BENCHMARKS.md`).
+    #[cold]
+    fn make_page(&mut self, position: usize) {
+        let place = self.table[..position]
+            .iter()
+            .filter(|&&made| made != NOT_MADE)
+            .count();
+        for made in &mut self.table[position + 1..] {
+            if *made != NOT_MADE {
+                *made += 1;
+            }
+        }
+        self.table[position] = place as u32;
+        let len = self.entries.len();
+        if self.entries.capacity() - len < PAGE_LEN {
+            let more = (len / 8).next_multiple_of(PAGE_LEN).max(PAGE_LEN);
+            self.entries.reserve_exact(more);
+        }
+        self.entries.resize(len + PAGE_LEN, VACANT);
+        let at = place << PAGE_BITS;
+        if at < len {
+            // Made before pages it precedes: they move on.
+            self.entries.copy_within(at..len, at + PAGE_LEN);
+            self.entries[at..at + PAGE_LEN].fill(VACANT);
+        }
+        self.base = self.first << PAGE_BITS;
+        self.straight = !self.table.contains(&NOT_MADE);
     }
 
     /// Clears the entry for `index`, if its page exists.
@@ -241,11 +324,10 @@ impl Pages {
     /// How many entries are not empty.
     #[cfg(any(test, feature = "testing", feature = "serde"))]
     pub(super) fn filled(&self) -> usize {
-        self.table
+        self.entries
             .iter()
-            .flatten()
-            .map(|page| page.iter().filter(|&&entry| entry != VACANT).count())
-            .sum()
+            .filter(|&&entry| entry != VACANT)
+            .count()
     }
 
     /// The generation stored for `index` (0 if none).
@@ -254,8 +336,15 @@ impl Pages {
         (self.entry(index) >> 32) as u32
     }
 
+    /// Whether a lookup reads its entry with no table read (see the type's
+    /// docs).
+    #[cfg(test)]
+    pub(super) fn is_straight(&self) -> bool {
+        self.straight
+    }
+
     #[cfg(any(test, feature = "testing"))]
     pub(super) fn allocated_pages(&self) -> usize {
-        self.table.iter().flatten().count()
+        self.entries.len() >> PAGE_BITS
     }
 }

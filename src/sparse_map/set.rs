@@ -48,7 +48,7 @@ impl<T> SparseSet<T> {
     }
 
     /// The dense slot of `entity`, if stored (generation checked).
-    #[inline]
+    #[inline(always)]
     pub(super) fn index_of(&self, entity: Entity) -> Option<usize> {
         self.sparse.slot_of(entity)
     }

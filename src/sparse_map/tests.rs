@@ -72,6 +72,36 @@ fn sparse_index_is_paged() {
 }
 
 #[test]
+fn pages_made_out_of_order_keep_their_entries_and_read_straight_without_gaps() {
+    let at = |index: usize| Entity::from_bits(index as u64 | (1 << 32)).unwrap();
+    let mut map = SparseMap::new();
+    // Pages 3, 1, 2 (a gap at 2 until it is made), then 0 in front.
+    let order = [3, 1, 2, 0];
+    for (n, &page) in order.iter().enumerate() {
+        for k in [0, 7, PAGE_LEN - 1] {
+            map.insert(at(page * PAGE_LEN + k), page * 10 + k);
+        }
+        assert_eq!(map.sparse_pages(), n + 1);
+        // Pages 1 and 3 alone leave page 2 missing between them.
+        assert_eq!(map.set.sparse.is_straight(), n != 1, "after page {page}");
+        for &made in &order[..=n] {
+            for k in [0, 7, PAGE_LEN - 1] {
+                assert_eq!(map.get(at(made * PAGE_LEN + k)), Some(&(made * 10 + k)));
+            }
+            assert_eq!(map.get(at(made * PAGE_LEN + 8)), None);
+        }
+        for missing in order[n + 1..].iter().chain(&[4, 100]) {
+            assert_eq!(map.get(at(missing * PAGE_LEN)), None);
+        }
+        map.assert_invariants();
+    }
+    assert_eq!(map.remove(at(2 * PAGE_LEN + 7)), Some(27));
+    assert_eq!(map.get(at(2 * PAGE_LEN + 7)), None);
+    assert_eq!(map.get(at(3 * PAGE_LEN + 7)), Some(&37));
+    map.assert_invariants();
+}
+
+#[test]
 fn largest_index_works() {
     let last = Entity::from_bits(u64::from(u32::MAX - 1) | (1 << 32)).unwrap();
     let mut map = SparseMap::new();

@@ -487,15 +487,16 @@ fn memory_targets(typed: &MemoryRow) -> String {
         "\nA stored component costs typed_ecs 16 bytes beyond itself: its entity in the dense \
          array (8) and its sparse entry (8: the dense slot and the entity's generation, so a \
          lookup checks the handle without reading the dense array; in 16 KiB pages of 2048 \
-         entries, each allocated on first use). The last page is \
+         entries, each made on first use, kept in one array). The last page is \
          partly used: 100,000 entities fill 49 pages (100,352 entries), hence a few hundredths \
          of a byte above 16. Grown one spawn at a time, the arrays also keep the spare \
          capacity of a doubling `Vec`: at 100,000 values the dense arrays hold 131,072, so 31% \
-         of the 8-byte entity and of the value itself is spare (pages are allocated one by \
-         one, so they keep none). That spare capacity is what the grown row adds (a plain \
-         `Vec<Position>` keeps the same 31%: the raw row's 3.7 B). One component on a far \
-         entity costs one page, its 8-byte pointer in the page table (which spans only the \
-         pages in use), and the dense entry: the target line leaves the pointer out.\n",
+         of the 8-byte entity and of the value itself is spare (the pages' array grows by an \
+         eighth, at least a page, so it keeps a few pages spare: 0.2 B). That spare capacity \
+         is what the grown row adds (a plain `Vec<Position>` keeps the same 31%: the raw \
+         row's 3.7 B). One component on a far entity costs one page, its 4-byte place in the \
+         page table (which spans only the pages in use), and the dense entry: the target \
+         line leaves the place out.\n",
     );
     out
 }
