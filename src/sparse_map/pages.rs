@@ -101,9 +101,9 @@ impl Pages {
     }
 
     /// [`place`](Self::place) through the table: a storage not straight.
-    /// Out of line, so that a lookup inlined into a loop is the straight
-    /// path's few instructions.
-    #[inline(never)]
+    /// Inlined like the straight path: a call in a loop of lookups would
+    /// keep LLVM from taking the storage's fields out of the loop.
+    #[inline(always)]
     fn place_in_table(&self, index: u32) -> Option<usize> {
         let page = ((index >> PAGE_BITS) as usize).wrapping_sub(self.first);
         let made = *self.table.get(page)?;

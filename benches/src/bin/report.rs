@@ -610,7 +610,7 @@ const TARGETS: &[Target] = &[
             entry (slot and generation, 8 bytes) and the value: callgrind's cache simulation \
             counts 2.10 first-level misses a lookup for both. Since the pages sit in one array \
             in page order, a lookup in a storage with no missing page reads no page table, and \
-            it runs 19 instructions, sparsey's count (23 with the table). The ratio swings \
+            it runs 18 instructions, sparsey's 19 (23 with the table). The ratio swings \
             around 1 on this shared machine from run to run (0.68-1.01x over eleven runs): what \
             is left is the work of both, not a difference between them.",
     },
