@@ -309,8 +309,8 @@ impl<W> Schedule<W> {
     /// threads wrote from another core's cache. After its first 64 runs it
     /// times 8 runs allowed to use the pool and 8 with every stage on the
     /// calling thread, in turn, keeps the way whose median run was faster
-    /// for the next 512 runs, then tries again. Setting the threshold (even to its default) turns
-    /// this off.
+    /// for the next 512 runs, then tries again. Setting the threshold (even
+    /// to its default) turns this off.
     /// Set `Duration::ZERO` to run every stage of two or more systems on the
     /// pool. A game whose frame loop runs inside rayon's pool
     /// (`ThreadPool::install`) pays about 0.3 µs to hand a stage over
