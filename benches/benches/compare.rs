@@ -27,9 +27,10 @@
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use std::time::{Duration, Instant};
 use typed_ecs_benches::scenarios::{
-    add_remove, changed_iter, deferred_sync, despawn_churn, events, events_many_types,
-    follow_target, fragmented_iter, game_frame, heavy_compute, hooks, parallel_stage, random_get,
-    random_get_many, simple_insert, simple_iter, sparse_spread, stage_overhead,
+    add_backwards, add_remove, changed_iter, deferred_sync, despawn_churn, events,
+    events_many_types, follow_target, fragmented_iter, game_frame, heavy_compute, hooks,
+    parallel_stage, random_get, random_get_many, simple_insert, simple_iter, sparse_spread,
+    stage_overhead,
 };
 use typed_ecs_benches::{short_size, Scenario};
 
@@ -107,6 +108,10 @@ fn bench_add_remove(c: &mut Criterion) {
     group(c, &add_remove::SCENARIO);
 }
 
+fn bench_add_backwards(c: &mut Criterion) {
+    group(c, &add_backwards::SCENARIO);
+}
+
 fn bench_random_get(c: &mut Criterion) {
     group(c, &random_get::SCENARIO);
 }
@@ -181,6 +186,7 @@ criterion_group!(
     bench_heavy_compute,
     bench_heavy_compute_par,
     bench_add_remove,
+    bench_add_backwards,
     bench_random_get,
     bench_random_get_many,
     bench_follow_target,

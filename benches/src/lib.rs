@@ -144,6 +144,7 @@ pub const SCENARIOS: &[Scenario] = &[
     scenarios::heavy_compute::SCENARIO,
     scenarios::heavy_compute::SCENARIO_PAR,
     scenarios::add_remove::SCENARIO,
+    scenarios::add_backwards::SCENARIO,
     scenarios::random_get::SCENARIO,
     scenarios::random_get_many::SCENARIO,
     scenarios::follow_target::SCENARIO,
@@ -361,6 +362,11 @@ mod tests {
     #[test]
     fn add_remove() {
         same_work(&scenarios::add_remove::SCENARIO, 2);
+    }
+
+    #[test]
+    fn add_backwards() {
+        same_work(&scenarios::add_backwards::SCENARIO, 1);
     }
 
     #[test]

@@ -44,17 +44,24 @@ const NOT_MADE: u32 = u32::MAX;
 /// without reading the dense entities: the page entry, then the value.
 ///
 /// A page is made the first time an index in it is set. Every made page
-/// lives in one vector, `entries`, the pages in the order of their
-/// numbers; `table[i]` says where page `first + i` is among them, if it is
-/// made. The table spans only the pages in use, so a storage whose only
-/// entity has index 1,000,000 holds one page and a one-entry table.
+/// lives in one vector, `entries`, appended where it ends; `table[i]` says
+/// where page `first + i` is among them, if it is made. The table spans
+/// only the pages in use, so a storage whose only entity has index
+/// 1,000,000 holds one page and a one-entry table.
 ///
 /// When no page is missing between the first and the last (entities with
-/// nearby indices, the common case, and any storage of one page), the
-/// storage is *straight*: page `first + i` is the `i`-th page of
-/// `entries`, so index `first * PAGE_LEN + k` has its entry at `entries[k]`
-/// and a lookup reads that one entry, with no table read on its way. A
-/// storage with a gap between its pages reads the table entry first.
+/// nearby indices, the common case, and any storage of one page) and the
+/// pages lie in `entries` in the order of their numbers, the storage is
+/// *straight*: page `first + i` is the `i`-th page of `entries`, so index
+/// `first * PAGE_LEN + k` has its entry at `entries[k]` and a lookup reads
+/// that one entry, with no table read on its way. Pages made in ascending
+/// order (spawns) stay straight as they are made. Pages made out of order
+/// (a component added to entities from the highest index down, or at
+/// random) are appended all the same, and the storage reads the table
+/// first until its pages are put in order: once none is missing, and at
+/// most once per eighth of the pages made since they last were (see
+/// [`make_page`](Self::make_page)), so that making pages costs amortised
+/// O(1) page copies each, in any order.
 #[derive(Clone)]
 pub(super) struct Pages {
     /// Every made page's entries, the pages in the order of their numbers.
@@ -66,9 +73,15 @@ pub(super) struct Pages {
     first: usize,
     /// `first * PAGE_LEN`: the index of `entries[0]`, if straight.
     base: usize,
-    /// Whether every page of the table is made, so `table[i] == i` (see
+    /// Whether every page of the table is made and `table[i] == i` (see
     /// the type's docs).
     straight: bool,
+    /// Pages made since the pages were last in order.
+    unsorted: usize,
+    /// Pages copied by [`straighten`](Self::straighten), for the tests of
+    /// its amortised cost.
+    #[cfg(test)]
+    pub(super) copied: usize,
 }
 
 impl Default for Pages {
@@ -86,6 +99,9 @@ impl Pages {
             first: 0,
             base: 0,
             straight: true,
+            unsorted: 0,
+            #[cfg(test)]
+            copied: 0,
         }
     }
 
@@ -281,36 +297,80 @@ impl Pages {
     }
 
     /// Makes the page at `position` in the table: a page of empty entries
-    /// in `entries`, among the others in the order of their numbers (the
-    /// pages after it move one page on). `entries` grows by an eighth (at
-    /// least a page) when full: amortised O(1) a page, and little unused
-    /// (the Memory section of `BENCHMARKS.md`).
+    /// appended to `entries`, which grows by an eighth (at least a page)
+    /// when full: amortised O(1) a page, and little unused (the Memory
+    /// section of `BENCHMARKS.md`). No page moves: pages made before pages
+    /// they precede (a component added from the highest index down) used
+    /// to move those on, O(pages²) bytes for such a storage.
+    ///
+    /// The storage is straight if its pages are all made and in order.
+    /// Made all but out of order, they are put in order by
+    /// [`straighten`](Self::straighten) (O(pages) page copies) if at least
+    /// an eighth of them were made since they last were: at most eight
+    /// page copies for each page made, in any order.
     #[cold]
     fn make_page(&mut self, position: usize) {
-        let place = self.table[..position]
-            .iter()
-            .filter(|&&made| made != NOT_MADE)
-            .count();
-        for made in &mut self.table[position + 1..] {
-            if *made != NOT_MADE {
-                *made += 1;
-            }
-        }
-        self.table[position] = place as u32;
         let len = self.entries.len();
+        self.table[position] = (len >> PAGE_BITS) as u32;
         if self.entries.capacity() - len < PAGE_LEN {
             let more = (len / 8).next_multiple_of(PAGE_LEN).max(PAGE_LEN);
             self.entries.reserve_exact(more);
         }
         self.entries.resize(len + PAGE_LEN, VACANT);
-        let at = place << PAGE_BITS;
-        if at < len {
-            // Made before pages it precedes: they move on.
-            self.entries.copy_within(at..len, at + PAGE_LEN);
-            self.entries[at..at + PAGE_LEN].fill(VACANT);
-        }
         self.base = self.first << PAGE_BITS;
-        self.straight = !self.table.contains(&NOT_MADE);
+        self.unsorted += 1;
+        let pages = self.entries.len() >> PAGE_BITS;
+        let all_made = pages == self.table.len();
+        self.straight = all_made && self.in_order();
+        if all_made && !self.straight && self.unsorted * 8 >= pages {
+            self.straighten();
+        }
+        if self.straight {
+            self.unsorted = 0;
+        }
+    }
+
+    /// Whether `table[i] == i` for every page.
+    fn in_order(&self) -> bool {
+        self.table
+            .iter()
+            .enumerate()
+            .all(|(position, &place)| place as usize == position)
+    }
+
+    /// Puts the pages in the order of their numbers, every page of the
+    /// table being made: each cycle of the permutation rotated through
+    /// one page's copy, so the storage never holds its entries twice.
+    #[cold]
+    fn straighten(&mut self) {
+        let mut spare: Vec<Entry> = Vec::new();
+        for start in 0..self.table.len() {
+            if self.table[start] as usize == start {
+                continue;
+            }
+            // Place `start` is emptied into `spare`; then each empty place
+            // takes the page that belongs there, until the page that
+            // belongs in the last one is the one in `spare`.
+            let page = |place: usize| place << PAGE_BITS..(place + 1) << PAGE_BITS;
+            spare.clear();
+            spare.extend_from_slice(&self.entries[page(start)]);
+            let mut empty = start;
+            loop {
+                let from = self.table[empty] as usize;
+                self.table[empty] = empty as u32;
+                if from == start {
+                    self.entries[page(empty)].copy_from_slice(&spare);
+                    break;
+                }
+                self.entries.copy_within(page(from), empty << PAGE_BITS);
+                #[cfg(test)]
+                {
+                    self.copied += 1;
+                }
+                empty = from;
+            }
+        }
+        self.straight = true;
     }
 
     /// Clears the entry for `index`, if its page exists.
@@ -328,6 +388,32 @@ impl Pages {
             .iter()
             .filter(|&&entry| entry != VACANT)
             .count()
+    }
+
+    /// Checks that the table places every made page once, and that a
+    /// straight storage's pages are all made and in order.
+    #[cfg(any(test, feature = "testing", feature = "serde"))]
+    pub(super) fn check(&self) -> Result<(), &'static str> {
+        let pages = self.entries.len() >> PAGE_BITS;
+        let mut placed = alloc::vec![false; pages];
+        for &place in self.table.iter().filter(|&&place| place != NOT_MADE) {
+            match placed.get_mut(place as usize) {
+                Some(seen) if !*seen => *seen = true,
+                _ => return Err(
+                    "the sparse page table places two pages, or one past the pages, at one place",
+                ),
+            }
+        }
+        if placed.contains(&false) {
+            return Err("a sparse page is in no place of the table");
+        }
+        if self.straight && !(pages == self.table.len() && self.in_order()) {
+            return Err("the sparse index reads straight with its pages missing or out of order");
+        }
+        if self.base != self.first << PAGE_BITS {
+            return Err("the sparse index's base is not its first page's");
+        }
+        Ok(())
     }
 
     /// The generation stored for `index` (0 if none).

@@ -213,6 +213,8 @@ impl<T> SparseSet<T> {
         if self.sparse.filled() != self.dense.len() {
             return Err(format!("{what}: sparse entries that point nowhere"));
         }
-        Ok(())
+        self.sparse
+            .check()
+            .map_err(|broken| format!("{what}: {broken}"))
     }
 }

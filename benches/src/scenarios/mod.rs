@@ -1,5 +1,6 @@
 //! One module per scenario; in each, one submodule per implementation.
 
+pub mod add_backwards;
 pub mod add_remove;
 pub mod changed_iter;
 pub mod commands_frame;
