@@ -50,9 +50,11 @@ pub use view::{TrackedViewMut, ViewMut};
 /// # Layout and invariant
 ///
 /// * `sparse`: entity index → dense slot and the generation stored there,
-///   in pages of 2048 entries (16 KiB) made on first touch and kept in page
-///   order in one array: with no page missing between the first and the
-///   last, a lookup reads its entry there with no page table on its way;
+///   in pages of 2048 entries (16 KiB) made on first touch and kept in one
+///   array: with no page missing between the first and the last and the
+///   pages in order (pages made in ascending order stay so; others are put
+///   in order once an eighth of the pages are new), a lookup reads its
+///   entry there with no page table on its way;
 /// * `dense`: the entity in each slot;
 /// * `data`: the value in each slot, parallel to `dense`.
 ///
