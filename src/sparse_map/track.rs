@@ -20,7 +20,8 @@
 //!   at most one *live* entry per stored entity: when an entity changes
 //!   again under a newer stamp, its old entry becomes a tombstone and a new
 //!   one is appended; a removal tombstones it too. Tombstones are dropped
-//!   when they outnumber the live entries (amortised O(1) per change);
+//!   when they outnumber the live entries two to one (amortised O(1) per
+//!   change; see [`ROOM_PER_VALUE`]);
 //! * per dense slot: the index and stamp of the value's live entry (every
 //!   stored value has one: its add, or its latest change), and the stamp
 //!   it was added under with the index of its *birth*;
@@ -324,7 +325,8 @@ pub(crate) struct ChangeLog {
     len: usize,
     /// How many entries there may be before the next append makes room:
     /// the vectors' length, or fewer, to drop the tombstones once they
-    /// outnumber the live entries (see [`make_room`](Self::make_room)).
+    /// outnumber the live entries two to one (see
+    /// [`make_room`](Self::make_room)).
     room: usize,
     /// The births: an entity (or [`TOMBSTONE`]) and, beside it, the stamp
     /// it was added under and the dense slot of a live birth's value, in
@@ -644,15 +646,16 @@ impl ChangeLog {
     }
 
     /// The room the change log's entries may take before the tombstones
-    /// are dropped: twice the live entries (one per stored value), and 32.
+    /// are dropped: [`ROOM_PER_VALUE`] entries per live entry (one per
+    /// stored value), and 32.
     #[inline(always)]
     fn limit(&self) -> usize {
-        2 * self.latest.len() + 32
+        ROOM_PER_VALUE * self.latest.len() + 32
     }
 
     /// Makes room for one more entry: drops the tombstones if they
-    /// outnumber the live entries (amortised O(1) per change), else grows
-    /// the vectors. Leaves `len < room`.
+    /// outnumber the live entries two to one (amortised O(1) per change),
+    /// else grows the vectors. Leaves `len < room`.
     #[cold]
     #[inline(never)]
     fn make_room(&mut self) {
@@ -884,6 +887,20 @@ impl ChangeLog {
     }
 }
 
+/// How many change-log entries a stored value may have before the
+/// tombstones are dropped: its live entry and two tombstones.
+///
+/// A compaction walks every entry and moves each live one (writing its
+/// place into the slot's record, a store at a random place), so it costs
+/// about the log's length plus a few times the live entries, once every
+/// `ROOM_PER_VALUE - 1` changes per value: the more room, the less each
+/// change pays for it, and the more memory the log holds (16 bytes an
+/// entry). A `Lazy` walk over 5,809 tracked values that marks a quarter of
+/// them a frame spent 23% of its instructions compacting with room for
+/// two entries a value (one tombstone), 15% with three; four saved little
+/// more (13%) for 16 bytes a value more (`BENCHMARKS.md`, `game_frame`).
+const ROOM_PER_VALUE: usize = 3;
+
 /// Moves the live entries of a list (`entities` not [`TOMBSTONE`], and
 /// beside each its `entries`) to its front, in order, tells
 /// `moved(slot, index)` the new index of each one that moved, and returns
@@ -988,7 +1005,10 @@ mod tests {
             log.changed(slot, dense[slot]);
             log.changed(slot, dense[slot]);
             let before = log.entities().len();
-            assert!(before <= 2 * dense.len() + 32, "compacted in time");
+            assert!(
+                before <= ROOM_PER_VALUE * dense.len() + 32,
+                "compacted in time"
+            );
             if round == 100 {
                 // A swap-remove moves the last value under a live entry.
                 log.removed(2, dense[2]);
