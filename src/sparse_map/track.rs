@@ -894,11 +894,12 @@ impl ChangeLog {
 /// place into the slot's record, a store at a random place), so it costs
 /// about the log's length plus a few times the live entries, once every
 /// `ROOM_PER_VALUE - 1` changes per value: the more room, the less each
-/// change pays for it, and the more memory the log holds (16 bytes an
-/// entry). A `Lazy` walk over 5,809 tracked values that marks a quarter of
-/// them a frame spent 23% of its instructions compacting with room for
-/// two entries a value (one tombstone), 15% with three; four saved little
-/// more (13%) for 16 bytes a value more (`BENCHMARKS.md`, `game_frame`).
+/// change pays for it, and the more memory the log holds (24 bytes an
+/// entry: its entity, and beside it its stamp and slot). A `Lazy` walk
+/// over 5,809 tracked values that marks a quarter of them a frame spent
+/// 23% of its instructions compacting with room for two entries a value
+/// (one tombstone), 15% with three; four saved little more (13%) for 24
+/// bytes a value more (`BENCHMARKS.md`, `game_frame`).
 const ROOM_PER_VALUE: usize = 3;
 
 /// Moves the live entries of a list (`entities` not [`TOMBSTONE`], and
