@@ -11,8 +11,8 @@
 //! ```
 //!
 //! The third runs the change-detection groups (`changed_iter`,
-//! `changed_frame`, `simple_iter_tracked`); the fourth the whole game frame
-//! (`game_frame`: one run is one frame of a state that persists, so
+//! `changed_frame`, `simple_iter_tracked`, `get_mut_tracked`); the fourth
+//! the whole game frame (`game_frame`: one run is one frame of a state that persists, so
 //! criterion's samples are later and later frames of one game, whose
 //! populations stay level; the `game_frame` binary times each system too). The last runs the stage groups
 //! (`parallel_stage`, `stage_overhead`) with bevy's multi-threaded executor
@@ -28,8 +28,8 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 use std::time::{Duration, Instant};
 use typed_ecs_benches::scenarios::{
     add_backwards, add_remove, changed_iter, deferred_sync, despawn_churn, events,
-    events_many_types, follow_target, fragmented_iter, game_frame, heavy_compute, hooks,
-    parallel_stage, random_get, random_get_many, simple_insert, simple_iter, sparse_spread,
+    events_many_types, follow_target, fragmented_iter, game_frame, get_mut_tracked, heavy_compute,
+    hooks, parallel_stage, random_get, random_get_many, simple_insert, simple_iter, sparse_spread,
     stage_overhead,
 };
 use typed_ecs_benches::{short_size, Scenario};
@@ -166,6 +166,10 @@ fn bench_simple_iter_tracked(c: &mut Criterion) {
     group(c, &changed_iter::SCENARIO_TRACKED);
 }
 
+fn bench_get_mut_tracked(c: &mut Criterion) {
+    group(c, &get_mut_tracked::SCENARIO);
+}
+
 fn bench_parallel_stage(c: &mut Criterion) {
     group(c, &parallel_stage::SCENARIO);
 }
@@ -200,6 +204,7 @@ criterion_group!(
     bench_changed_iter,
     bench_changed_frame,
     bench_simple_iter_tracked,
+    bench_get_mut_tracked,
     bench_parallel_stage,
     bench_stage_overhead,
     bench_game_frame,

@@ -186,6 +186,7 @@ pub const CHANGE_SCENARIOS: &[Scenario] = &[
     scenarios::changed_iter::SCENARIO,
     scenarios::changed_iter::SCENARIO_FRAME,
     scenarios::changed_iter::SCENARIO_TRACKED,
+    scenarios::get_mut_tracked::SCENARIO,
 ];
 
 /// The scenarios of whole game frames, written for typed_ecs, bevy_ecs
@@ -487,6 +488,12 @@ mod tests {
     #[test]
     fn changed_frame() {
         same_work(&scenarios::changed_iter::SCENARIO_FRAME, 103);
+    }
+
+    #[test]
+    fn get_mut_tracked() {
+        // More runs than the change log has room for between compactions.
+        same_work(&scenarios::get_mut_tracked::SCENARIO, 40);
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod fixed_costs;
 pub mod follow_target;
 pub mod fragmented_iter;
 pub mod game_frame;
+pub mod get_mut_tracked;
 pub mod heavy_compute;
 pub mod hierarchy;
 pub mod hooks;

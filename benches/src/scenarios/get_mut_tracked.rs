@@ -1,0 +1,198 @@
+//! `get_mut_tracked`: `n` entities (100,000) with `(Position, Velocity)`;
+//! timed: `n / 10` (10,000) writes of `Position` by handle, in a random
+//! order (a fixed-seed shuffle made in setup: distinct entities), each
+//! adding 1 to `x`: the same small write for all, and what lets the tests
+//! see the writes happened.
+//!
+//! What a write by handle costs with the component tracked (issue 30,
+//! target 2: at most [`TRACKED_GET_MUT_AT_MOST`] times the untracked
+//! time), as a system that changes a few values a frame does it:
+//!
+//! - `typed_ecs tracked`: a world with `tracked (Position);`,
+//!   `world.get_mut::<Position>(e)` (each hand-out is a change, recorded in
+//!   the change log), then `clear_changes()` once a run, as a game that
+//!   tracks does once a frame.
+//! - `typed_ecs`: the same world without `tracked`.
+//! - `bevy`: a `QueryState<&mut Position>` made in setup; in the run,
+//!   `state.query_mut(&mut world)` once, then `query.get_mut(e)` (bevy
+//!   always tracks: the write sets the value's change tick).
+//! - `raw`: a `Vec<Position>` indexed by the handles (`usize`s), no
+//!   tracking.
+
+use crate::components::*;
+use crate::rng::shuffled;
+use crate::scenarios::changed_iter::{BEVY, RAW, TYPED_ECS_TRACKED, TYPED_ECS_UNTRACKED};
+use crate::{Check, Impl, Instance, Scenario};
+
+/// The target: a tracked `get_mut` write takes at most this factor of the
+/// untracked one's time.
+pub const TRACKED_GET_MUT_AT_MOST: f64 = 1.25;
+
+/// The scenario.
+pub const SCENARIO: Scenario = Scenario {
+    name: "get_mut_tracked",
+    what: "10,000 writes of Position by handle, in random order, among 100,000 entities with \
+           (Position, Velocity), with Position tracked and not",
+    sizes: &[100_000],
+    size_note: "",
+    test_size: 1_000,
+    fresh_state: false,
+    impls: &[
+        Impl {
+            name: TYPED_ECS_TRACKED,
+            setup: |n| Box::new(tracked::setup(n)),
+        },
+        Impl {
+            name: TYPED_ECS_UNTRACKED,
+            setup: |n| Box::new(untracked::setup(n)),
+        },
+        Impl {
+            name: BEVY,
+            setup: |n| Box::new(bevy::setup(n)),
+        },
+        Impl {
+            name: RAW,
+            setup: |n| Box::new(raw::setup(n)),
+        },
+    ],
+    notes: "Each row divided by the untracked typed_ecs world's time. bevy always tracks.",
+};
+
+/// The spawn indices to write: the first tenth of a fixed shuffle.
+fn picks(n: usize) -> Vec<usize> {
+    let mut order = shuffled(n);
+    order.truncate(n / 10);
+    order
+}
+
+/// The `i`-th entity's components.
+fn spawned(i: usize) -> (Position, Velocity) {
+    (
+        Position([i as f32, 0.0, 0.0]),
+        Velocity([1.0, (i % 7) as f32, 0.0]),
+    )
+}
+
+/// The write: one more on `x`.
+fn write(p: &mut Position) {
+    p.0[0] += 1.0;
+}
+
+fn check<'a>(positions: impl Iterator<Item = &'a Position>) -> Check {
+    let (count, sum) = positions.fold((0, 0.0), |(n, s), p| (n + 1, s + f64::from(p.0[0])));
+    vec![("entities", count as f64), ("sum of x", sum)]
+}
+
+/// typed_ecs's implementation over a world that declares `$tracked`
+/// (nothing, or `tracked (Position);`): the same code, so the rows differ
+/// only by tracking.
+macro_rules! typed_ecs_impl {
+    ($($tracked:tt)*) => {
+        use super::*;
+        use ::typed_ecs::prelude::*;
+
+        world! { pub struct MoveWorld<Position, Velocity>; $($tracked)* }
+
+        pub struct State {
+            world: MoveWorld,
+            handles: Vec<Entity>,
+        }
+
+        pub fn setup(n: usize) -> State {
+            let mut world = MoveWorld::new();
+            let all: Vec<Entity> = (0..n).map(|i| world.spawn_with(spawned(i))).collect();
+            State {
+                world,
+                handles: picks(n).into_iter().map(|i| all[i]).collect(),
+            }
+        }
+
+        impl Instance for State {
+            fn run(&mut self) {
+                for &e in &self.handles {
+                    write(self.world.get_mut::<Position>(e).unwrap());
+                }
+                self.world.clear_changes();
+            }
+            fn check(&self) -> Check {
+                check(self.world.position.values().iter())
+            }
+        }
+    };
+}
+
+pub mod tracked {
+    typed_ecs_impl!(tracked (Position););
+}
+
+pub mod untracked {
+    typed_ecs_impl!();
+}
+
+pub mod bevy {
+    use super::*;
+    use ::bevy_ecs::{entity::Entity, query::QueryState, world::World};
+
+    pub struct State {
+        world: World,
+        query: QueryState<&'static mut Position>,
+        handles: Vec<Entity>,
+    }
+
+    pub fn setup(n: usize) -> State {
+        let mut world = World::new();
+        let all: Vec<Entity> = (0..n).map(|i| world.spawn(spawned(i)).id()).collect();
+        let query = world.query::<&mut Position>();
+        State {
+            world,
+            query,
+            handles: picks(n).into_iter().map(|i| all[i]).collect(),
+        }
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            let mut query = self.query.query_mut(&mut self.world);
+            for &e in &self.handles {
+                write(&mut query.get_mut(e).unwrap());
+            }
+            self.world.clear_trackers();
+        }
+        fn check(&self) -> Check {
+            let mut query = self.world.try_query::<&Position>().unwrap();
+            check(query.iter(&self.world))
+        }
+    }
+}
+
+pub mod raw {
+    use super::*;
+
+    pub struct State {
+        positions: Vec<Position>,
+        velocities: Vec<Velocity>,
+        /// The handles: indices into the columns.
+        handles: Vec<usize>,
+    }
+
+    pub fn setup(n: usize) -> State {
+        let (positions, velocities) = (0..n).map(spawned).unzip();
+        State {
+            positions,
+            velocities,
+            handles: picks(n),
+        }
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            for &e in &self.handles {
+                write(&mut self.positions[e]);
+            }
+        }
+        fn check(&self) -> Check {
+            debug_assert_eq!(self.positions.len(), self.velocities.len());
+            check(self.positions.iter())
+        }
+    }
+}
