@@ -21,7 +21,9 @@
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;
-use typed_ecs_benches::{scenario, CHANGE_SCENARIOS, SCENARIOS, STAGE_SCENARIOS};
+use typed_ecs_benches::{
+    scenario, CHANGE_SCENARIOS, GAME_SCENARIOS, RELATION_SCENARIOS, SCENARIOS, STAGE_SCENARIOS,
+};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,6 +33,8 @@ fn main() -> ExitCode {
             .iter()
             .chain(STAGE_SCENARIOS)
             .chain(CHANGE_SCENARIOS)
+            .chain(GAME_SCENARIOS)
+            .chain(RELATION_SCENARIOS)
         {
             for i in s.impls.iter().filter(|i| i.name.starts_with("typed_ecs")) {
                 println!("{}\t{}", s.name, i.name);
