@@ -64,7 +64,8 @@ const NOT_MADE: u32 = u32::MAX;
 /// O(1) page copies each, in any order.
 #[derive(Clone)]
 pub(super) struct Pages {
-    /// Every made page's entries, the pages in the order of their numbers.
+    /// Every made page's entries, a page after another in the order they
+    /// were made, or of their numbers once put in order.
     entries: Vec<Entry>,
     /// Per page from `first` on: its place among the pages of `entries`,
     /// or [`NOT_MADE`].
@@ -299,9 +300,8 @@ impl Pages {
     /// Makes the page at `position` in the table: a page of empty entries
     /// appended to `entries`, which grows by an eighth (at least a page)
     /// when full: amortised O(1) a page, and little unused (the Memory
-    /// section of `BENCHMARKS.md`). No page moves: pages made before pages
-    /// they precede (a component added from the highest index down) used
-    /// to move those on, O(pages²) bytes for such a storage.
+    /// section of `BENCHMARKS.md`). No page moves, whatever the new
+    /// page's number.
     ///
     /// The storage is straight if its pages are all made and in order.
     /// Made all but out of order, they are put in order by

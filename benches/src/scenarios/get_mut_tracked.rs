@@ -16,8 +16,8 @@
 //! - `bevy`: a `QueryState<&mut Position>` made in setup; in the run,
 //!   `state.query_mut(&mut world)` once, then `query.get_mut(e)` (bevy
 //!   always tracks: the write sets the value's change tick).
-//! - `raw`: a `Vec<Position>` indexed by the handles (`usize`s), no
-//!   tracking.
+//! - `raw`: a `Vec<Position>` alone, indexed by the handles (`usize`s),
+//!   no tracking.
 
 use crate::components::*;
 use crate::rng::shuffled;
@@ -170,16 +170,13 @@ pub mod raw {
 
     pub struct State {
         positions: Vec<Position>,
-        velocities: Vec<Velocity>,
-        /// The handles: indices into the columns.
+        /// The handles: indices into `positions`.
         handles: Vec<usize>,
     }
 
     pub fn setup(n: usize) -> State {
-        let (positions, velocities) = (0..n).map(spawned).unzip();
         State {
-            positions,
-            velocities,
+            positions: (0..n).map(|i| spawned(i).0).collect(),
             handles: picks(n),
         }
     }
@@ -191,7 +188,6 @@ pub mod raw {
             }
         }
         fn check(&self) -> Check {
-            debug_assert_eq!(self.positions.len(), self.velocities.len());
             check(self.positions.iter())
         }
     }
