@@ -108,11 +108,13 @@ const WHY_GET_MUT_MISSED: &str = "what a tracked write adds to an untracked one'
     accesses (the sparse entry, the value): it reads and rewrites the value's record in the \
     change log (24 bytes a value: its live entry's place, its stamp and the one before), turns \
     that entry into a tombstone (a store at a random place in the log) and appends a new one. \
-    callgrind at one codegen unit, runs 33 to 42 with its cache simulation: 104 instructions a \
-    write against 20 (the log's compactions included), 3.7 first-level data misses against \
-    2.1. For 100,000 values the records and the log (up to three 24-byte entries a value) are \
-    9.6 MB beside the 2 MB of sparse entries and values an untracked write reaches, so on this \
-    machine its random accesses go past the second-level cache. bevy always tracks: its write \
+    callgrind at one codegen unit, 60 runs with its cache simulation (the last level modelled \
+    as this machine's 2 MB second-level cache): 82 instructions a write against 20 (the log's \
+    compactions included; 96 before the mark was inlined into `get_mut`), 4.3 first-level data \
+    misses against 2.1, and 2.05 second-level misses against 0.02. For 100,000 values the \
+    records and the log (up to three 24-byte entries a value) are 9.6 MB beside the 2 MB of \
+    sparse entries and values an untracked write reaches, so its random accesses go past the \
+    second-level cache where the untracked ones stay in it. bevy always tracks: its write \
     stores a change tick beside the value.";
 
 /// The section: a first paragraph (`header`: how and where it was
