@@ -12,7 +12,7 @@ use core::ops::Range;
 use super::filters::{Has, Lazy, Linked, Maybe, Targeted, Unlinked, Up, With, Without};
 use super::lazy::{LazyRun, LazyViewMut};
 use super::plan::{Column, Planner};
-use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units};
+use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units, WalkRows};
 use crate::change::{Mut, Track, Tracked, Untracked};
 use crate::relation::{HasLinks, Links, Sources};
 use crate::sparse_map::line_up::LineUp;
@@ -219,12 +219,12 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
 /// instead and gets this role from it: no walk of its rows is ever planned.
 pub(crate) trait Packed<'w>: Access<'w> {
     /// The rows of a packed walk: each storage's first slots, zipped.
-    type Rows: IntoIterator<Item = Self::Item<'w>> + SplitRows;
+    type Rows: IntoIterator<Item = Self::Item<'w>> + SplitRows + WalkRows;
 
     /// The rows of a run of a driven walk whose columns line up (see
     /// [`lined_up`](Self::lined_up)): each column's slots in the run,
     /// zipped, borrowed from the fetch for `'a`.
-    type Slots<'a>: IntoIterator<Item = Self::Item<'a>>
+    type Slots<'a>: IntoIterator<Item = Self::Item<'a>> + WalkRows
     where
         Self: 'a;
 
@@ -1172,6 +1172,8 @@ pub struct Presence<'a, C, K: Track> {
     map: &'a SparseMap<C, K>,
     entities: core::slice::Iter<'a, Entity>,
 }
+
+impl<C, K: Track> WalkRows for Presence<'_, C, K> {}
 
 impl<C, K: Track> Iterator for Presence<'_, C, K> {
     type Item = bool;

@@ -7,6 +7,7 @@ use core::ops::Range;
 use super::fetch::{IntoFetch, Packed, GRANULE};
 use super::iter::QueryIter;
 use super::plan::{Planner, Walk};
+use super::rows::WalkRows;
 use crate::sparse_map::line_up::LineUp;
 use crate::Entity;
 
@@ -194,13 +195,9 @@ impl<'w, F: Packed<'w>> Join<'w, F> {
         match plan.walk {
             Walk::Packed(entities) => {
                 // Exactly one owning group's storages (or one storage):
-                // walk their packed slots side by side. (Rows first: LLVM
-                // then keeps one induction variable for both; entities
-                // first costs two instructions more per entity.)
-                let rows = self.fetch.into_rows(entities.len());
-                for (items, &entity) in rows.into_iter().zip(entities) {
-                    f(entity, items);
-                }
+                // walk their packed slots side by side, the entities zipped
+                // in with the columns (see `WalkRows`): one counted loop.
+                self.fetch.into_rows(entities.len()).walk(entities, &mut f);
             }
             Walk::Driven(driver) => {
                 self.fetch.drive(driver);
@@ -277,10 +274,7 @@ fn driven<'w, F: Packed<'w>>(
             let slots = slot..slot + run;
             slot = slots.end;
             lined_up_until = slot;
-            let rows = fetch.slots(driver, slots.clone()).into_iter();
-            for (items, &entity) in rows.zip(&driver[slots]) {
-                f(entity, items);
-            }
+            fetch.slots(driver, slots.clone()).walk(&driver[slots], f);
             fetch.end_run();
         } else {
             // As many lookups as since the last run (a granule at first):

@@ -288,6 +288,8 @@ pub struct LazyRun<'a, T> {
     flags: core::slice::Iter<'a, AtomicBool>,
 }
 
+impl<T> crate::query::rows::WalkRows for LazyRun<'_, T> {}
+
 impl<'a, T> Iterator for LazyRun<'a, T> {
     type Item = Mut<'a, T>;
 

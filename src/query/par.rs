@@ -16,7 +16,7 @@
 
 use super::fetch::{Marks, Packed};
 use super::plan::{Planner, Walk};
-use super::rows::SplitRows;
+use super::rows::{SplitRows, WalkRows};
 use super::Join;
 use crate::Entity;
 
@@ -98,14 +98,12 @@ impl<'w, F: Packed<'w> + Send> Join<'w, F> {
 /// Walks `rows` (an owning group's slices) beside `entities`, in parallel.
 fn par_rows<D, G>(entities: &[Entity], rows: D, piece: usize, f: &G)
 where
-    D: IntoIterator + SplitRows + Send,
+    D: IntoIterator + SplitRows + WalkRows + Send,
     G: Fn(Entity, D::Item) + Sync,
 {
     if entities.len() <= piece {
-        // Rows first, as in `Join::for_each`: one induction variable.
-        for (items, &entity) in rows.into_iter().zip(entities) {
-            f(entity, items);
-        }
+        // As in `Join::for_each`: one zip of the entities and the columns.
+        rows.walk(entities, &mut |entity, items| f(entity, items));
         return;
     }
     let mid = entities.len() / 2;

@@ -34,6 +34,33 @@ impl<T> SplitRows for &mut [T] {
     }
 }
 
+/// Rows walked beside the walk's entities, calling `f` with each entity
+/// and its row: what a packed walk and the lined-up runs of a driven walk
+/// do. By default the rows' iterator zipped with the entities; a tuple's
+/// rows zip the entities in with its columns instead (see
+/// [`Rows`]), so that a walk over slices is one zip of slice iterators,
+/// which the standard library walks by index, as a counted loop.
+pub trait WalkRows: IntoIterator + Sized {
+    /// Calls `f` with each of `entities` and its row, in order, as many
+    /// times as the shorter of the two has items.
+    #[inline(always)]
+    fn walk(self, entities: &[Entity], f: &mut impl FnMut(Entity, Self::Item)) {
+        for (items, &entity) in self.into_iter().zip(entities) {
+            f(entity, items);
+        }
+    }
+}
+
+impl<T> WalkRows for &[T] {}
+
+impl<T> WalkRows for &mut [T] {}
+
+impl<I> WalkRows for NoRows<I> {}
+
+impl WalkRows for Units<'_> {}
+
+impl<D: IntoIterator> WalkRows for MaybeRows<D> {}
+
 /// The rows of a `With<C>` filter: one `()` per grouped entity.
 #[derive(Clone, Copy, Debug)]
 pub struct Units<'w>(pub(crate) &'w [Entity]);
@@ -211,6 +238,21 @@ macro_rules! impl_rows {
         impl<$($d: Iterator),+> FusedIterator for RowsIter<zip_type!($($d),+), $n> {}
 
         #[allow(non_snake_case)]
+        impl<$($d: IntoIterator),+> WalkRows for Rows<($($d,)+)> {
+            /// The entities zipped in first, then each column: with
+            /// every column a slice, every level of the zip walks by
+            /// index (the rows' own iterator, zipped with the entities
+            /// after, is walked by calls to `next` on each side).
+            #[inline(always)]
+            fn walk(self, entities: &[Entity], f: &mut impl FnMut(Entity, Self::Item)) {
+                let ($($d,)+) = self.0;
+                for zip_pat!(entity, $($d),+) in zip_val!(entities.iter(), $($d.into_iter()),+) {
+                    f(*entity, ($($d,)+));
+                }
+            }
+        }
+
+        #[allow(non_snake_case)]
         impl<$($d: SplitRows),+> SplitRows for Rows<($($d,)+)> {
             #[inline]
             fn split_at(self, mid: usize) -> (Self, Self) {
@@ -253,5 +295,32 @@ mod tests {
         assert_eq!(left, [(1, 10)]);
         assert_eq!(a, [1, 42, 63]);
         assert_eq!(NoRows::<()>::default().into_iter().count(), 0);
+    }
+
+    #[test]
+    fn a_walk_hands_each_entity_its_row_in_order_and_stops_at_the_shorter() {
+        use core::num::NonZeroU32;
+        let entities: Vec<Entity> = (0..4).map(|i| Entity::new(i, NonZeroU32::MIN)).collect();
+        let mut a = [1, 2, 3, 4];
+        let b = [10, 20, 30, 40];
+        let mut seen = Vec::new();
+        Rows((&mut a[..], &b[..])).walk(&entities, &mut |entity, (x, y)| {
+            *x += y;
+            seen.push(entity.index());
+        });
+        assert_eq!(a, [11, 22, 33, 44]);
+        assert_eq!(seen, [0, 1, 2, 3]);
+        // Fewer entities than rows (and the reverse): as many as the
+        // shorter, from the first.
+        seen.clear();
+        Rows((&b[..],)).walk(&entities[..2], &mut |entity, (y,)| {
+            seen.push(entity.index() + *y as u32);
+        });
+        assert_eq!(seen, [10, 21]);
+        seen.clear();
+        (&b[..1]).walk(&entities, &mut |entity, y| {
+            seen.push(entity.index() + *y as u32)
+        });
+        assert_eq!(seen, [10]);
     }
 }
