@@ -467,36 +467,34 @@ struct Target {
 /// What limits `simple_iter_plain`, should it miss a target.
 const PLAIN_JOIN: &str =
     "with no group, `for_each` is driven by one storage and walks the runs of \
-    slots where the other lists the same entities as rows, as the grouped walk does: callgrind \
-    counts 14.6 instructions an entity against the grouped walk's 12, raw's 9 and bevy's 12. \
-    The 2.6 more are the check that the two storages line up: 16 entities of each compared at a \
-    time (two 8-byte loads, a compare and an and for every two entities, on the baseline \
-    x86-64's 16-byte vectors), which a group does not need; and the second storage's \
-    entities are 8 more bytes an entity to bring into the cache.";
+    slots where the other lists the same entities as rows, as the grouped walk does. A storage \
+    remembers, while neither is reordered, the slots it found lined up with the driver's, so \
+    every walk after the first compares nothing: callgrind counts 9.3 instructions an entity \
+    against the grouped walk's 9.0, raw's 9 and bevy's 12. What is left is the driver's entity \
+    array, 8 bytes an entity that the grouped walk does not read, and the comparison (16 \
+    entities of each at a time) in the first walk after either storage was reordered.";
 
 /// What limits `scaling` at 1M entities, should it miss its target.
 const SCALING: &str = "the grouped walk reads and writes the same bytes as raw's loop \
     (callgrind's cache simulation: 18 data references and 1.125 first-level misses an entity \
-    for both) in 12 instructions an entity against raw's 9: raw's loop is unrolled twice, \
-    typed_ecs's carries each entity's handle to the closure and is not. At 10k and 100k that \
-    difference hides behind the loads; at 1M the 24 MB of positions and velocities stream \
-    from the shared last-level cache and memory, and the ratio moved between 1.08 and 1.24 \
-    from run to run on this machine. Fresh instances of the same world also differ by up to \
-    1.16× from each other at 1M (raw's by 1.01×; `instances --scenario scaling --size \
-    1000000 --verbose`), with their arrays at the same offsets mod 4096. Ruled out, by the \
-    same interleaved measurement: the world's footprint (a world of only the two grouped \
-    components measured 1.14× raw too) and `Vec` growth (raw's four arrays grown one push \
-    at a time, their capacity doubling as the storages' does: 1.02× raw). Not yet \
-    explained is why the same loop over the same bytes costs more at this size only.";
+    for both) in the same 9 instructions an entity, since the walk zips the entities in with \
+    its columns (12 before). At 1M the 24 MB of positions and velocities stream from the \
+    shared last-level cache and memory, and the ratio moves from run to run on this machine \
+    (1.02× and 1.28× in two runs of one build, 1.08× to 1.68× over earlier ones). Fresh \
+    instances of the same world also differ by up to 1.16× from each other at 1M (raw's by \
+    1.01×; `instances --scenario scaling --size 1000000 --verbose`), with their arrays at the \
+    same offsets mod 4096. Ruled out, by the same interleaved measurement: the world's \
+    footprint (a world of only the two grouped components measured 1.14× raw too) and `Vec` \
+    growth (raw's four arrays grown one push at a time, their capacity doubling as the \
+    storages' does: 1.02× raw). Not yet explained is why the same loop over the same bytes \
+    costs more at this size only.";
 
 /// What limits the plain row of `scaling` at 1M entities, should it miss.
-const SCALING_PLAIN: &str = "with no group the walk checks, 16 entities at a time, that \
-    the two storages list the same entities, so it reads both entity arrays: 16 bytes an \
-    entity on top of the 24 of the values. At 1M the walk streams from memory, where bytes \
-    are the cost: callgrind's cache simulation counts 0.625 first-level misses an entity \
-    against bevy's 0.44 and raw's 0.375, and 14.6 instructions against 12 and 9. Only a \
-    proof that the storages line up kept up to date by every add and remove (a cost on all \
-    other work) or a declared group (which needs neither array) removes that read.";
+const SCALING_PLAIN: &str = "with no group the walk reads the driver's entity array beside \
+    the values (the storages' memory of having lined up spares it the second one): 8 bytes an \
+    entity on top of the 24 of the values, at 1M streamed from memory, where bytes are the \
+    cost. callgrind counts 9.3 instructions an entity against the grouped walk's 9.0 and \
+    raw's 9. A declared group needs neither entity array.";
 
 /// What limits `despawn_churn` and `despawn_churn_batch` against the best
 /// peer, should they miss.
