@@ -1173,7 +1173,19 @@ pub struct Presence<'a, C, K: Track> {
     entities: core::slice::Iter<'a, Entity>,
 }
 
-impl<C, K: Track> WalkRows for Presence<'_, C, K> {}
+impl<C, K: Track> WalkRows for Presence<'_, C, K> {
+    type Parts = Self;
+
+    #[inline(always)]
+    fn parts(self) -> Self {
+        self
+    }
+
+    #[inline(always)]
+    fn item(part: bool) -> bool {
+        part
+    }
+}
 
 impl<C, K: Track> Iterator for Presence<'_, C, K> {
     type Item = bool;

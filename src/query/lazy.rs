@@ -288,7 +288,21 @@ pub struct LazyRun<'a, T> {
     flags: core::slice::Iter<'a, AtomicBool>,
 }
 
-impl<T> crate::query::rows::WalkRows for LazyRun<'_, T> {}
+/// Walked as its values and flags zipped (both slices: the zip walks by
+/// index), each pair made a `Mut` as it is handed out.
+impl<'a, T> crate::query::rows::WalkRows for LazyRun<'a, T> {
+    type Parts = core::iter::Zip<core::slice::IterMut<'a, T>, core::slice::Iter<'a, AtomicBool>>;
+
+    #[inline(always)]
+    fn parts(self) -> Self::Parts {
+        self.values.zip(self.flags)
+    }
+
+    #[inline(always)]
+    fn item((value, flag): (&'a mut T, &'a AtomicBool)) -> Mut<'a, T> {
+        Mut::flagged(value, flag)
+    }
+}
 
 impl<'a, T> Iterator for LazyRun<'a, T> {
     type Item = Mut<'a, T>;

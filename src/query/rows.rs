@@ -36,30 +36,58 @@ impl<T> SplitRows for &mut [T] {
 
 /// Rows walked beside the walk's entities, calling `f` with each entity
 /// and its row: what a packed walk and the lined-up runs of a driven walk
-/// do. By default the rows' iterator zipped with the entities; a tuple's
-/// rows zip the entities in with its columns instead (see
-/// [`Rows`]), so that a walk over slices is one zip of slice iterators,
-/// which the standard library walks by index, as a counted loop.
+/// do. The rows are walked as their [`Parts`](Self::Parts), each part made
+/// a row by [`item`](Self::item): for a slice, its own iterator; for a
+/// tuple, the entities and each column's parts in one zip (see [`Rows`]);
+/// so that a walk over slices (and over a `Lazy` column's values and
+/// flags) is one zip of slice iterators, which the standard library walks
+/// by index, as a counted loop.
 pub trait WalkRows: IntoIterator + Sized {
+    /// What the walk zips.
+    type Parts: Iterator;
+
+    /// The parts of the rows.
+    fn parts(self) -> Self::Parts;
+
+    /// The row made of one part.
+    fn item(part: <Self::Parts as Iterator>::Item) -> Self::Item;
+
     /// Calls `f` with each of `entities` and its row, in order, as many
     /// times as the shorter of the two has items.
     #[inline(always)]
     fn walk(self, entities: &[Entity], f: &mut impl FnMut(Entity, Self::Item)) {
-        for (items, &entity) in self.into_iter().zip(entities) {
-            f(entity, items);
+        for (part, &entity) in self.parts().zip(entities) {
+            f(entity, Self::item(part));
         }
     }
 }
 
-impl<T> WalkRows for &[T] {}
+/// [`WalkRows`] for rows that are walked as their own iterator.
+macro_rules! walk_as_is {
+    ($([$($generics:tt)*] $t:ty;)+) => {$(
+        impl<$($generics)*> WalkRows for $t {
+            type Parts = <Self as IntoIterator>::IntoIter;
 
-impl<T> WalkRows for &mut [T] {}
+            #[inline(always)]
+            fn parts(self) -> Self::Parts {
+                self.into_iter()
+            }
 
-impl<I> WalkRows for NoRows<I> {}
+            #[inline(always)]
+            fn item(part: Self::Item) -> Self::Item {
+                part
+            }
+        }
+    )+};
+}
 
-impl WalkRows for Units<'_> {}
-
-impl<D: IntoIterator> WalkRows for MaybeRows<D> {}
+walk_as_is! {
+    ['a, T] &'a [T];
+    ['a, T] &'a mut [T];
+    [I] NoRows<I>;
+    ['w] Units<'w>;
+    [D: IntoIterator] MaybeRows<D>;
+}
 
 /// The rows of a `With<C>` filter: one `()` per grouped entity.
 #[derive(Clone, Copy, Debug)]
@@ -238,16 +266,30 @@ macro_rules! impl_rows {
         impl<$($d: Iterator),+> FusedIterator for RowsIter<zip_type!($($d),+), $n> {}
 
         #[allow(non_snake_case)]
-        impl<$($d: IntoIterator),+> WalkRows for Rows<($($d,)+)> {
-            /// The entities zipped in first, then each column: with
-            /// every column a slice, every level of the zip walks by
+        impl<$($d: WalkRows),+> WalkRows for Rows<($($d,)+)> {
+            type Parts = zip_type!($($d::Parts),+);
+
+            #[inline(always)]
+            fn parts(self) -> Self::Parts {
+                let ($($d,)+) = self.0;
+                zip_val!($($d.parts()),+)
+            }
+
+            #[inline(always)]
+            fn item(part: <Self::Parts as Iterator>::Item) -> Self::Item {
+                let zip_pat!($($d),+) = part;
+                ($($d::item($d),)+)
+            }
+
+            /// The entities zipped in first, then each column's parts:
+            /// with every column a slice, every level of the zip walks by
             /// index (the rows' own iterator, zipped with the entities
             /// after, is walked by calls to `next` on each side).
             #[inline(always)]
             fn walk(self, entities: &[Entity], f: &mut impl FnMut(Entity, Self::Item)) {
                 let ($($d,)+) = self.0;
-                for zip_pat!(entity, $($d),+) in zip_val!(entities.iter(), $($d.into_iter()),+) {
-                    f(*entity, ($($d,)+));
+                for zip_pat!(entity, $($d),+) in zip_val!(entities.iter(), $($d.parts()),+) {
+                    f(*entity, ($($d::item($d),)+));
                 }
             }
         }
