@@ -538,3 +538,48 @@ fn an_or_beside_a_group_is_checked_per_entity() {
     assert_eq!(read, [b, c]);
     world.assert_invariants();
 }
+
+#[test]
+fn a_for_loop_over_a_group_its_clone_and_for_each_visit_the_same_rows() {
+    let mut world = Grouped::new();
+    let mut plain = Plain::new();
+    for i in 0..100 {
+        world.spawn_with((Pos(i), Vel(2 * i)));
+        plain.spawn_with((Pos(i), Vel(2 * i)));
+        if i % 3 == 0 {
+            // Outside the group: a `Pos` alone.
+            world.spawn_with((Pos(-i),));
+            plain.spawn_with((Pos(-i),));
+        }
+    }
+    let rows = |iter: &mut dyn Iterator<Item = (Entity, (&Pos, &Vel))>| {
+        let mut rows: Vec<(Entity, i64, i64)> = iter.map(|(e, (p, v))| (e, p.0, v.0)).collect();
+        rows.sort_by_key(|row| row.0.to_bits());
+        rows
+    };
+    let mut iter = world.query::<(&Pos, &Vel)>();
+    // Partly walked, then cloned: both go on from the same row.
+    let first = iter.next().map(|(e, (p, v))| (e, p.0, v.0));
+    let mut copy = iter.clone();
+    let mut walked = rows(&mut iter);
+    let mut copied = rows(&mut copy);
+    walked.extend(first);
+    copied.extend(first);
+    walked.sort_by_key(|row| row.0.to_bits());
+    copied.sort_by_key(|row| row.0.to_bits());
+    let mut each = Vec::new();
+    join((&world.pos, &world.vel)).for_each(|e, (p, v)| each.push((e, p.0, v.0)));
+    each.sort_by_key(|row| row.0.to_bits());
+    let expected = rows(&mut plain.query::<(&Pos, &Vel)>());
+    assert_eq!(walked.len(), 100);
+    assert_eq!(walked, expected);
+    assert_eq!(copied, expected);
+    assert_eq!(each, expected);
+    // Written through a `for` loop over the group: every row once.
+    for (_, (p, v)) in world.query_mut::<(&mut Pos, &Vel)>() {
+        p.0 += v.0;
+    }
+    assert!(world
+        .query::<(&Pos, &Vel)>()
+        .all(|(_, (p, v))| p.0 * 2 == v.0 * 3));
+}

@@ -5,6 +5,7 @@ use core::{fmt, slice};
 
 use super::fetch::{Cursor, Marks, Packed, ReadOnly};
 use super::plan::{Planner, Walk};
+use super::rows::WalkRows;
 use crate::entity::Alive;
 use crate::{Entity, EntityAllocator};
 
@@ -44,7 +45,7 @@ enum State<'w, F: Packed<'w>> {
     /// the walk ends (or the iterator is dropped, or a panic unwinds
     /// through it), exactly the rows handed out are marked.
     Packed(
-        Zip<Copied<slice::Iter<'w, Entity>>, <F::Rows as IntoIterator>::IntoIter>,
+        Zip<Copied<slice::Iter<'w, Entity>>, <F::Rows as WalkRows>::Parts>,
         F::Marks,
     ),
     /// A driven walk: the driver's entities, with their slots, and the
@@ -68,10 +69,12 @@ impl<'w, F: Packed<'w>> QueryIter<'w, F> {
                 // early: each is marked once handed out.
                 let marks = fetch.take_marks();
                 State::Packed(
+                    // The rows' parts (see `WalkRows`): with slices, a zip
+                    // the standard library walks by index.
                     entities
                         .iter()
                         .copied()
-                        .zip(fetch.into_rows(entities.len())),
+                        .zip(fetch.into_rows(entities.len()).parts()),
                     marks,
                 )
             }
@@ -139,9 +142,9 @@ impl<'w, F: Packed<'w>> Iterator for QueryIter<'w, F> {
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.state {
             State::Packed(rows, marks) => {
-                let row = rows.next()?;
+                let (entity, part) = rows.next()?;
                 marks.more(1);
-                Some(row)
+                Some((entity, F::Rows::item(part)))
             }
             State::Driven {
                 entities,
@@ -173,7 +176,9 @@ impl<'w, F: Packed<'w>> Iterator for QueryIter<'w, F> {
                 // rest marked too: a mark too many, never one missing).
                 // The rows are slices zipped: the lower bound is exact.
                 marks.more(rows.size_hint().0);
-                rows.fold(init, g)
+                rows.fold(init, |acc, (entity, part)| {
+                    g(acc, (entity, F::Rows::item(part)))
+                })
             }
             State::Driven {
                 entities,
@@ -203,7 +208,7 @@ impl<'w, F: Packed<'w>> core::iter::FusedIterator for QueryIter<'w, F> {}
 
 impl<'w, F: ReadOnly<'w>> Clone for QueryIter<'w, F>
 where
-    <F::Rows as IntoIterator>::IntoIter: Clone,
+    <F::Rows as WalkRows>::Parts: Clone,
     F::Cursor: Clone,
     F::Marks: Clone,
 {
