@@ -219,12 +219,12 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
 /// instead and gets this role from it: no walk of its rows is ever planned.
 pub(crate) trait Packed<'w>: Access<'w> {
     /// The rows of a packed walk: each storage's first slots, zipped.
-    type Rows: IntoIterator<Item = Self::Item<'w>> + SplitRows + WalkRows;
+    type Rows: WalkRows<Item = Self::Item<'w>> + SplitRows;
 
     /// The rows of a run of a driven walk whose columns line up (see
     /// [`lined_up`](Self::lined_up)): each column's slots in the run,
     /// zipped, borrowed from the fetch for `'a`.
-    type Slots<'a>: IntoIterator<Item = Self::Item<'a>> + WalkRows
+    type Slots<'a>: WalkRows<Item = Self::Item<'a>>
     where
         Self: 'a;
 
@@ -1174,6 +1174,7 @@ pub struct Presence<'a, C, K: Track> {
 }
 
 impl<C, K: Track> WalkRows for Presence<'_, C, K> {
+    type Item = bool;
     type Parts = Self;
 
     #[inline(always)]

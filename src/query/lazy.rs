@@ -291,6 +291,7 @@ pub struct LazyRun<'a, T> {
 /// Walked as its values and flags zipped (both slices: the zip walks by
 /// index), each pair made a `Mut` as it is handed out.
 impl<'a, T> crate::query::rows::WalkRows for LazyRun<'a, T> {
+    type Item = Mut<'a, T>;
     type Parts = core::iter::Zip<core::slice::IterMut<'a, T>, core::slice::Iter<'a, AtomicBool>>;
 
     #[inline(always)]

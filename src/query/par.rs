@@ -98,7 +98,7 @@ impl<'w, F: Packed<'w> + Send> Join<'w, F> {
 /// Walks `rows` (an owning group's slices) beside `entities`, in parallel.
 fn par_rows<D, G>(entities: &[Entity], rows: D, piece: usize, f: &G)
 where
-    D: IntoIterator + SplitRows + WalkRows + Send,
+    D: WalkRows + SplitRows + Send,
     G: Fn(Entity, D::Item) + Sync,
 {
     if entities.len() <= piece {

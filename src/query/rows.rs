@@ -7,7 +7,7 @@
 //! These types are the rows of the sealed `Access` trait; nothing outside
 //! the crate names them.
 
-use core::iter::{Empty, FusedIterator, Zip};
+use core::iter::{Empty, Zip};
 use core::marker::PhantomData;
 use core::{fmt, slice};
 
@@ -35,14 +35,17 @@ impl<T> SplitRows for &mut [T] {
 }
 
 /// Rows walked beside the walk's entities, calling `f` with each entity
-/// and its row: what a packed walk and the lined-up runs of a driven walk
-/// do. The rows are walked as their [`Parts`](Self::Parts), each part made
-/// a row by [`item`](Self::item): for a slice, its own iterator; for a
-/// tuple, the entities and each column's parts in one zip (see [`Rows`]);
-/// so that a walk over slices (and over a `Lazy` column's values and
-/// flags) is one zip of slice iterators, which the standard library walks
-/// by index, as a counted loop.
-pub trait WalkRows: IntoIterator + Sized {
+/// and its row: what a packed walk, the lined-up runs of a driven walk and
+/// a `for` loop over a group do. The rows are walked as their
+/// [`Parts`](Self::Parts), each part made a row by [`item`](Self::item):
+/// a slice as its own iterator, a `Lazy` column as its values and flags
+/// zipped, a tuple as its columns' parts zipped (see [`Rows`]); so that a
+/// walk over slices is one zip of slice iterators, which the standard
+/// library walks by index, as a counted loop.
+pub trait WalkRows: Sized {
+    /// A row.
+    type Item;
+
     /// What the walk zips.
     type Parts: Iterator;
 
@@ -66,6 +69,7 @@ pub trait WalkRows: IntoIterator + Sized {
 macro_rules! walk_as_is {
     ($([$($generics:tt)*] $t:ty;)+) => {$(
         impl<$($generics)*> WalkRows for $t {
+            type Item = <Self as IntoIterator>::Item;
             type Parts = <Self as IntoIterator>::IntoIter;
 
             #[inline(always)]
@@ -86,7 +90,6 @@ walk_as_is! {
     ['a, T] &'a mut [T];
     [I] NoRows<I>;
     ['w] Units<'w>;
-    [D: IntoIterator] MaybeRows<D>;
 }
 
 /// The rows of a `With<C>` filter: one `()` per grouped entity.
@@ -170,31 +173,18 @@ impl<I> SplitRows for NoRows<I> {
 #[derive(Clone, Copy, Debug)]
 pub struct MaybeRows<D>(pub(crate) D);
 
-impl<D: IntoIterator> IntoIterator for MaybeRows<D> {
+impl<D: WalkRows> WalkRows for MaybeRows<D> {
     type Item = Option<D::Item>;
-    type IntoIter = MaybeIter<D::IntoIter>;
+    type Parts = D::Parts;
 
-    #[inline]
-    fn into_iter(self) -> Self::IntoIter {
-        MaybeIter(self.0.into_iter())
-    }
-}
-
-/// Iterator over [`MaybeRows`].
-#[derive(Clone, Debug)]
-pub struct MaybeIter<I>(I);
-
-impl<I: Iterator> Iterator for MaybeIter<I> {
-    type Item = Option<I::Item>;
-
-    #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        self.0.next().map(Some)
+    #[inline(always)]
+    fn parts(self) -> Self::Parts {
+        self.0.parts()
     }
 
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.0.size_hint()
+    #[inline(always)]
+    fn item(part: <Self::Parts as Iterator>::Item) -> Self::Item {
+        Some(D::item(part))
     }
 }
 
@@ -206,7 +196,8 @@ impl<D: SplitRows> SplitRows for MaybeRows<D> {
     }
 }
 
-/// The rows of a tuple of elements: their rows zipped, yielding tuples.
+/// The rows of a tuple of elements: their parts zipped, each part made
+/// a tuple of the elements' rows.
 #[derive(Clone, Copy, Debug)]
 pub struct Rows<T>(pub(crate) T);
 
@@ -228,45 +219,11 @@ macro_rules! zip_val {
     ($a:expr, $b:expr $(, $rest:expr)*) => { zip_val!(Iterator::zip($a, $b) $(, $rest)*) };
 }
 
-/// Iterator over [`Rows`] of `N` elements: the zipped rows, flattened
-/// into a tuple.
-#[derive(Clone, Debug)]
-pub struct RowsIter<I, const N: usize>(I);
-
 macro_rules! impl_rows {
-    ($n:literal; $($d:ident),+) => {
-        #[allow(non_snake_case)]
-        impl<$($d: IntoIterator),+> IntoIterator for Rows<($($d,)+)> {
-            type Item = ($($d::Item,)+);
-            type IntoIter = RowsIter<zip_type!($($d::IntoIter),+), $n>;
-
-            #[inline]
-            fn into_iter(self) -> Self::IntoIter {
-                let ($($d,)+) = self.0;
-                RowsIter(zip_val!($($d.into_iter()),+))
-            }
-        }
-
-        #[allow(non_snake_case)]
-        impl<$($d: Iterator),+> Iterator for RowsIter<zip_type!($($d),+), $n> {
-            type Item = ($($d::Item,)+);
-
-            #[inline]
-            fn next(&mut self) -> Option<Self::Item> {
-                let zip_pat!($($d),+) = self.0.next()?;
-                Some(($($d,)+))
-            }
-
-            #[inline]
-            fn size_hint(&self) -> (usize, Option<usize>) {
-                self.0.size_hint()
-            }
-        }
-
-        impl<$($d: Iterator),+> FusedIterator for RowsIter<zip_type!($($d),+), $n> {}
-
+    ($($d:ident),+) => {
         #[allow(non_snake_case)]
         impl<$($d: WalkRows),+> WalkRows for Rows<($($d,)+)> {
+            type Item = ($($d::Item,)+);
             type Parts = zip_type!($($d::Parts),+);
 
             #[inline(always)]
@@ -281,10 +238,10 @@ macro_rules! impl_rows {
                 ($($d::item($d),)+)
             }
 
-            /// The entities zipped in first, then each column's parts:
-            /// with every column a slice, every level of the zip walks by
-            /// index (the rows' own iterator, zipped with the entities
-            /// after, is walked by calls to `next` on each side).
+            /// The entities zipped in first, then each column's parts (a
+            /// single column's walk zips them last): measured, the game
+            /// frame's walks run 0.4% more instructions with a tuple's
+            /// entities zipped last, and 0.9% more with every walk's first.
             #[inline(always)]
             fn walk(self, entities: &[Entity], f: &mut impl FnMut(Entity, Self::Item)) {
                 let ($($d,)+) = self.0;
@@ -306,18 +263,18 @@ macro_rules! impl_rows {
     };
 }
 
-impl_rows!(1; D0);
-impl_rows!(2; D0, D1);
-impl_rows!(3; D0, D1, D2);
-impl_rows!(4; D0, D1, D2, D3);
-impl_rows!(5; D0, D1, D2, D3, D4);
-impl_rows!(6; D0, D1, D2, D3, D4, D5);
-impl_rows!(7; D0, D1, D2, D3, D4, D5, D6);
-impl_rows!(8; D0, D1, D2, D3, D4, D5, D6, D7);
-impl_rows!(9; D0, D1, D2, D3, D4, D5, D6, D7, D8);
-impl_rows!(10; D0, D1, D2, D3, D4, D5, D6, D7, D8, D9);
-impl_rows!(11; D0, D1, D2, D3, D4, D5, D6, D7, D8, D9, D10);
-impl_rows!(12; D0, D1, D2, D3, D4, D5, D6, D7, D8, D9, D10, D11);
+impl_rows!(D0);
+impl_rows!(D0, D1);
+impl_rows!(D0, D1, D2);
+impl_rows!(D0, D1, D2, D3);
+impl_rows!(D0, D1, D2, D3, D4);
+impl_rows!(D0, D1, D2, D3, D4, D5);
+impl_rows!(D0, D1, D2, D3, D4, D5, D6);
+impl_rows!(D0, D1, D2, D3, D4, D5, D6, D7);
+impl_rows!(D0, D1, D2, D3, D4, D5, D6, D7, D8);
+impl_rows!(D0, D1, D2, D3, D4, D5, D6, D7, D8, D9);
+impl_rows!(D0, D1, D2, D3, D4, D5, D6, D7, D8, D9, D10);
+impl_rows!(D0, D1, D2, D3, D4, D5, D6, D7, D8, D9, D10, D11);
 
 #[cfg(test)]
 mod tests {
@@ -328,12 +285,19 @@ mod tests {
     fn rows_zip_and_split() {
         let mut a = [1, 2, 3];
         let b = [10, 20, 30];
-        let rows = Rows((&mut a[..], &b[..], MaybeRows(&b[..])));
+        type Three<'a> = Rows<(&'a mut [i32], &'a [i32], MaybeRows<&'a [i32]>)>;
+        let rows: Three<'_> = Rows((&mut a[..], &b[..], MaybeRows(&b[..])));
         let (left, right) = rows.split_at(1);
-        for (x, y, z) in right {
+        for (x, y, z) in right.parts().map(Three::item) {
             *x += y + z.unwrap();
         }
-        let left: Vec<_> = left.into_iter().map(|(x, y, _)| (*x, *y)).collect();
+        let left: Vec<_> = left
+            .parts()
+            .map(|part| {
+                let (x, y, _) = Three::item(part);
+                (*x, *y)
+            })
+            .collect();
         assert_eq!(left, [(1, 10)]);
         assert_eq!(a, [1, 42, 63]);
         assert_eq!(NoRows::<()>::default().into_iter().count(), 0);
