@@ -16,6 +16,8 @@
 //! - The bytes one component on entity index 1,000,000 costs: 1,000,001
 //!   entities with nothing, then the allocation delta of adding one `Data`
 //!   to the last one.
+//! - The heap of `game_frame`'s state after its setup and
+//!   [`GAME_FRAMES`] frames, by implementation, and typed_ecs's by storage.
 
 #![forbid(unsafe_code)]
 
@@ -23,6 +25,7 @@ use stats_alloc::{StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
 use std::fmt::Write as _;
 use typed_ecs_benches::components::{Data, Position};
+use typed_ecs_benches::Instance;
 
 /// Counts every allocation.
 #[global_allocator]
@@ -449,6 +452,82 @@ fn memory_section() -> String {
         }
     }
     out.push_str(&memory_targets(&rows[0]));
+    out.push_str(&game_heap());
+    out
+}
+
+/// Frames of `game_frame` run before its heap is measured: as many as the
+/// callgrind counts of its frame (`profile game_frame IMPLEMENTATION 220`).
+const GAME_FRAMES: usize = 220;
+
+/// `instance` after [`GAME_FRAMES`] frames.
+fn played<I: Instance>(mut instance: I) -> I {
+    for _ in 0..GAME_FRAMES {
+        instance.prepare();
+        instance.run();
+    }
+    instance
+}
+
+/// The bytes `value` frees when dropped.
+fn freed<T>(value: T) -> i128 {
+    let before = typed_ecs_benches::heap::live_bytes(GLOBAL);
+    drop(value);
+    before - typed_ecs_benches::heap::live_bytes(GLOBAL)
+}
+
+/// The "game frame's heap" tables: what each implementation's state of
+/// `game_frame` holds after [`GAME_FRAMES`] frames, and what each of
+/// typed_ecs's storages and its grid hold of it.
+fn game_heap() -> String {
+    use typed_ecs_benches::scenarios::game_frame::{self as game, typed_ecs as te};
+    let size = game::SCENARIO.sizes[0];
+    let totals = [
+        ("typed_ecs", heap_of(|| played(te::setup(size)))),
+        ("hecs", heap_of(|| played(game::hecs::setup(size)))),
+        ("bevy", heap_of(|| played(game::bevy::setup(size)))),
+    ];
+    let mut state = played(te::setup(size));
+    let world = &mut state.world;
+    let parts = [
+        ("`Pos`", freed(std::mem::take(&mut world.pos))),
+        ("`Vel`", freed(std::mem::take(&mut world.vel))),
+        (
+            "`Energy` (tracked)",
+            freed(std::mem::take(&mut world.energy)),
+        ),
+        ("`Id`", freed(std::mem::take(&mut world.id))),
+        ("`Prey`", freed(std::mem::take(&mut world.prey))),
+        ("`Predator`", freed(std::mem::take(&mut world.predator))),
+        ("`Grass`", freed(std::mem::take(&mut world.grass))),
+        (
+            "the grid (a resource)",
+            freed(std::mem::take(&mut world.grid)),
+        ),
+    ];
+    let mut out = format!(
+        "\n### The game frame's heap\n\n\
+         The bytes `game_frame`'s state still holds after its setup ({} entities) and {} frames \
+         (the frames the callgrind counts of its frame run), by implementation; each holds the \
+         same neighbour grid (`Grid`, one `Vec` per cell and kind). Then typed_ecs's by part: \
+         each storage, and the grid, taken out of its world and dropped.\n\n\
+         | implementation | heap | **/ typed_ecs** |\n|---|---:|---:|\n",
+        thousands(size as i128),
+        GAME_FRAMES
+    );
+    let typed = totals[0].1 as f64;
+    for (name, bytes) in totals {
+        let _ = writeln!(
+            out,
+            "| {name} | {} | **{:.2}×** |",
+            kib(bytes),
+            bytes as f64 / typed
+        );
+    }
+    out.push_str("\n| typed_ecs part | heap |\n|---|---:|\n");
+    for (name, bytes) in parts {
+        let _ = writeln!(out, "| {name} | {} |", kib(bytes));
+    }
     out
 }
 
