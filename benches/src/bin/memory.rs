@@ -528,6 +528,14 @@ fn game_heap() -> String {
     for (name, bytes) in parts {
         let _ = writeln!(out, "| {name} | {} |", kib(bytes));
     }
+    // The same frames leave the same heap: the total less the parts is
+    // what the world and its schedule hold besides.
+    let rest = totals[0].1 - parts.iter().map(|(_, bytes)| bytes).sum::<i128>();
+    let _ = writeln!(
+        out,
+        "| the rest (the entity allocator, the queues, the schedule, the other resources) | {} |",
+        kib(rest)
+    );
     out
 }
 
