@@ -305,22 +305,6 @@ impl<'a, T> crate::query::rows::WalkRows for LazyRun<'a, T> {
     }
 }
 
-impl<'a, T> Iterator for LazyRun<'a, T> {
-    type Item = Mut<'a, T>;
-
-    #[inline]
-    fn next(&mut self) -> Option<Mut<'a, T>> {
-        let value = self.values.next()?;
-        let flag = self.flags.next()?;
-        Some(Mut::flagged(value, flag))
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.values.size_hint()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
