@@ -746,7 +746,7 @@ where
 {
     let mut seen = core::mem::take(&mut C::reactions(world).seen);
     let map: &mut SparseMap<C, Tracked> = C::field_mut(world, TOKEN);
-    // Changes only: the log's removals are not held for this look.
+    // Registered: the log keeps the changes from this look's start.
     seen.next_look(map.log_mut());
     // What was written until now is this look's.
     map.log_mut().tick();

@@ -297,6 +297,16 @@ impl<T, K: Keys> Log<T, K> {
         self.readers.register(id, cursor, position)
     }
 
+    /// The first key some reader may still need: the smallest of `owner`
+    /// (the owner's own position) and the position of every registered
+    /// cursor still alive. Forgets the cursors that were dropped. (A
+    /// tracked storage's change log drops its changes by it, as
+    /// [`trim`](Self::trim) drops the removals.)
+    #[inline]
+    pub(crate) fn keep_from(&mut self, owner: u64) -> u64 {
+        self.readers.keep_from(owner)
+    }
+
     /// Drops the entries every reader has passed: those under keys below
     /// `owner` (the owner's own position) and below the position of every
     /// registered cursor still alive. Forgets the cursors that were dropped.

@@ -19,12 +19,17 @@
 //! * an append-only list of `(entity, stamp)` entries, in stamp order, with
 //!   at most one *live* entry per stored entity: when an entity changes
 //!   again under a newer stamp, its old entry becomes a tombstone and a new
-//!   one is appended; a removal tombstones it too. Tombstones are dropped
-//!   when they outnumber the live entries two to one (amortised O(1) per
-//!   change; see [`ROOM_PER_VALUE`]);
-//! * per dense slot: the index and stamp of the value's live entry (every
-//!   stored value has one: its add, or its latest change), and the stamp
-//!   it was added under with the index of its *birth*;
+//!   one is appended; a removal tombstones it too. The entries under
+//!   stamps every observer has passed (the world's view, and each
+//!   registered [`Seen`](crate::system::Seen)) are dropped from the front,
+//!   so a log whose observers look every frame holds about a frame of
+//!   changes, not an entry per stored value; where an observer lags,
+//!   tombstones are dropped when they outnumber the live entries two to
+//!   one (amortised O(1) per change either way; see [`ROOM_PER_VALUE`]);
+//! * per dense slot: the stamp of the value's latest change (or its add)
+//!   and the number of its entry, which is still in the list unless every
+//!   observer had passed it, and the stamp it was added under with the
+//!   index of its *birth*;
 //! * the births: a second list built the same way, of `(entity, stamp)`
 //!   entries in stamp order, one appended by each add and tombstoned by
 //!   the value's removal (never by a change), so an `Added` filter's
@@ -43,7 +48,9 @@
 //! An observer looks at a window of stamps `[since, until)`. The entities
 //! changed in it are the live entries from the first stamp `>= since` on
 //! (found by binary search), or, if `all` is in the window, every stored
-//! entity: either way O(changed), never a scan of the storage. The
+//! entity: either way O(changed), never a scan of the storage. (A window
+//! that starts before the entries kept, an observer's first look, takes
+//! every stored entity as a candidate, and checks each one's stamps.) The
 //! entities added in it are the live births from the first stamp `>=
 //! since` on: O(added).
 //!
@@ -328,6 +335,17 @@ pub(crate) struct ChangeLog {
     entity_room: Vec<Entity>,
     entry_room: Vec<Entry>,
     len: usize,
+    /// The number of entries ever dropped from the front (see
+    /// [`make_room`](Self::make_room)): entry `i` of the vectors is the
+    /// log's entry `base + i`, which is how the slots' records name them
+    /// ([`Latest::entry`]), so dropping the front rewrites no record.
+    base: u64,
+    /// The stamp from which on the entries are complete: every value whose
+    /// latest change is under a stamp `>= history` has its live entry
+    /// among them. The entries under older stamps are dropped once every
+    /// observer has passed them; a window that starts before `history`
+    /// (an observer's first look) takes every stored value as a candidate.
+    history: u64,
     /// How many entries there may be before the next append makes room:
     /// the vectors' length, or fewer, to drop the tombstones once they
     /// outnumber the live entries two to one (see
@@ -355,14 +373,15 @@ struct Birth {
     entry: u32,
 }
 
-/// A slot's live entry in the log (every stored value has one: its add
-/// or its latest change), that entry's stamp, and the stamp of the
-/// change before it (0 if none).
+/// A slot's latest change (or its add), its stamp and the stamp of the
+/// change before it (0 if none), and the number of its entry in the log
+/// (counted from the log's first entry ever: below the log's `base` if
+/// every observer has passed it and it was dropped).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Latest {
     stamp: u64,
     prev: u64,
-    entry: u32,
+    entry: u64,
 }
 
 impl Default for Tracked {
@@ -380,6 +399,8 @@ impl ChangeLog {
         entity_room: Vec::new(),
         entry_room: Vec::new(),
         len: 0,
+        base: 0,
+        history: 0,
         room: 0,
         born: Vec::new(),
         births: Vec::new(),
@@ -473,13 +494,16 @@ impl ChangeLog {
 
     /// The change filter for `window`: one binary search for where its
     /// candidates start (among the births, for an `Added` filter: a change
-    /// of every value is no add).
+    /// of every value is no add). A window of changes that starts before
+    /// the entries' `history` (they no longer hold every change in it) has
+    /// every stored value as a candidate, as one a change of every value
+    /// is in.
     #[inline]
     pub(crate) fn filter(&self, window: Window, added: bool) -> Filter {
         let from = if added {
             Some(self.births.partition_point(|e| e.stamp < window.since))
         } else {
-            (!window.contains(self.all_in(window)))
+            (!window.contains(self.all_in(window)) && window.since >= self.history)
                 .then(|| self.entries().partition_point(|e| e.stamp < window.since))
         };
         Filter {
@@ -637,9 +661,10 @@ impl ChangeLog {
     }
 
     /// Appends an entry for `entity` in `slot` under the current stamp;
-    /// returns its index. `make_room` must have left room for it.
+    /// returns its number (see [`Latest::entry`]). `make_room` must have
+    /// left room for it.
     #[inline(always)]
-    fn append(&mut self, slot: usize, entity: Entity) -> u32 {
+    fn append(&mut self, slot: usize, entity: Entity) -> u64 {
         let index = self.len;
         self.entity_room[index] = entity;
         self.entry_room[index] = Entry {
@@ -647,34 +672,62 @@ impl ChangeLog {
             slot: slot as u32,
         };
         self.len = index + 1;
-        index as u32
+        self.base + index as u64
+    }
+
+    /// Where the entry numbered `entry` is in the vectors, if it was not
+    /// dropped from the front.
+    #[inline(always)]
+    fn place(&self, entry: u64) -> Option<usize> {
+        entry.checked_sub(self.base).map(|place| place as usize)
     }
 
     /// The room the change log's entries may take before the tombstones
-    /// are dropped: [`ROOM_PER_VALUE`] entries per live entry (one per
-    /// stored value), and 32.
+    /// are dropped: [`ROOM_PER_VALUE`] entries per stored value (each has
+    /// at most one live entry), and 32.
     #[inline(always)]
     fn limit(&self) -> usize {
         ROOM_PER_VALUE * self.latest.len() + 32
     }
 
-    /// Makes room for one more entry: drops the tombstones if they
-    /// outnumber the live entries two to one (amortised O(1) per change),
-    /// else grows the vectors. Leaves `len < room`.
+    /// Makes room for one more entry. First, if at least half the entries
+    /// are under stamps every observer has passed (before every
+    /// registered observer's next window and the world's view: see
+    /// [`Log::keep_from`]), drops them, moving the rest to the front; then,
+    /// if the tombstones outnumber the live entries two to one (an
+    /// observer lags), drops the tombstones; then grows the vectors to
+    /// room for twice the entries kept. Either way what it moves is at
+    /// most what the appends until its next call fill (amortised O(1) per
+    /// change). Leaves `len < room`.
+    ///
+    /// A log whose observers look every frame keeps a frame or two of
+    /// changes: a mark seldom finds its slot's last entry still there to
+    /// bury, and a compaction seldom runs.
     #[cold]
     #[inline(never)]
     fn make_room(&mut self) {
+        let keep = self.removals.keep_from(self.seen);
+        let passed = self.entries().partition_point(|e| e.stamp < keep);
+        if passed > 0 && 2 * passed >= self.len {
+            let len = self.len;
+            self.entity_room.copy_within(passed..len, 0);
+            self.entry_room.copy_within(passed..len, 0);
+            self.len = len - passed;
+            self.base += passed as u64;
+            self.history = self.history.max(keep);
+        }
         if self.len >= self.limit() {
             let latest = &mut self.latest[..];
-            let len = self.len;
+            let (len, base) = (self.len, self.base);
             self.len = compact(
                 &mut self.entity_room[..len],
                 &mut self.entry_room[..len],
-                |slot, entry| latest[slot].entry = entry,
+                |slot, place| latest[slot].entry = base + place as u64,
             );
         }
-        if self.len >= self.entity_room.len() {
-            let more = (2 * self.entity_room.len()).max(self.limit()).max(16);
+        let wanted = 2 * self.len + 16;
+        if self.entity_room.len() < wanted {
+            let more = (2 * self.entity_room.len()).max(wanted);
             self.entity_room.resize(more, TOMBSTONE);
             self.entry_room.resize(more, Entry { stamp: 0, slot: 0 });
         }
@@ -734,11 +787,15 @@ impl ChangeLog {
         }
         let index = self.len;
         *latest = Latest {
-            entry: index as u32,
+            entry: self.base + index as u64,
             stamp: now,
             prev: stamp,
         };
-        self.entity_room[old as usize] = TOMBSTONE;
+        // The old entry is a tombstone now. If it was dropped, the
+        // tombstone goes where the new entry goes next: a store either
+        // way, not a branch on which (as unpredictable as the changes).
+        let dead = old.checked_sub(self.base).map_or(index, |old| old as usize);
+        self.entity_room[dead] = TOMBSTONE;
         self.entity_room[index] = entity;
         self.entry_room[index] = Entry {
             stamp: now,
@@ -750,11 +807,15 @@ impl ChangeLog {
     fn removed(&mut self, slot: usize, entity: Entity) {
         let old = self.latest.swap_remove(slot).entry;
         let birth = self.added.swap_remove(slot).entry;
-        self.entity_room[old as usize] = TOMBSTONE;
+        if let Some(old) = self.place(old) {
+            self.entity_room[old] = TOMBSTONE;
+        }
         self.born[birth as usize] = TOMBSTONE;
         // The last slot moved into `slot`: its entries follow it.
         if let (Some(moved), Some(born)) = (self.latest.get(slot), self.added.get(slot)) {
-            self.entry_room[moved.entry as usize].slot = slot as u32;
+            if let Some(moved) = self.place(moved.entry) {
+                self.entry_room[moved].slot = slot as u32;
+            }
             self.births[born.entry as usize].slot = slot as u32;
         }
         // One value fewer: room for two fewer entries.
@@ -769,8 +830,9 @@ impl ChangeLog {
         self.latest.swap(a, b);
         self.added.swap(a, b);
         for slot in [a, b] {
-            let entry = self.latest[slot].entry;
-            self.entry_room[entry as usize].slot = slot as u32;
+            if let Some(entry) = self.place(self.latest[slot].entry) {
+                self.entry_room[entry].slot = slot as u32;
+            }
             let birth = self.added[slot].entry;
             self.births[birth as usize].slot = slot as u32;
         }
@@ -781,6 +843,7 @@ impl ChangeLog {
             self.removals.push(self.now, entity);
         }
         // The vectors stay, as room.
+        self.base += self.len as u64;
         self.len = 0;
         self.room = self.entity_room.len().min(32);
         self.born.clear();
@@ -854,9 +917,13 @@ impl ChangeLog {
             }
             live += 1;
             let Entry { stamp, slot } = self.entries()[index];
-            let latest = self.latest[slot as usize];
+            let Some(&latest) = self.latest.get(slot as usize) else {
+                return Err(format!(
+                    "the change log's entry {index} ({entity:?}) names slot {slot}, past the storage's"
+                ));
+            };
             if dense.get(slot as usize) != Some(&entity)
-                || latest.entry != index as u32
+                || self.place(latest.entry) != Some(index)
                 || latest.stamp != stamp
             {
                 return Err(format!(
@@ -869,11 +936,23 @@ impl ChangeLog {
                 ));
             }
         }
-        if live != self.latest.len() {
+        let listed = self.latest.iter().filter(|l| l.entry >= self.base).count();
+        if live != listed {
             return Err(format!(
-                "the change log has {live} live entries for {} slots",
-                self.latest.len()
+                "the change log has {live} live entries for {listed} slots whose entry is kept"
             ));
+        }
+        if let Some(slot) = self
+            .latest
+            .iter()
+            .position(|l| l.entry < self.base && l.stamp >= self.history)
+        {
+            return Err(format!(
+                "slot {slot}'s latest change is in the history kept, its entry dropped"
+            ));
+        }
+        if self.history > self.seen.max(self.now) {
+            return Err("the change log's history starts in the future".into());
         }
         if self.entries().last().is_some_and(|e| e.stamp > self.now)
             || self.all > self.now
@@ -904,7 +983,9 @@ impl ChangeLog {
 /// over 5,809 tracked values that marks a quarter of them a frame spent
 /// 23% of its instructions compacting with room for two entries a value
 /// (one tombstone), 15% with three; four saved little more (13%) for 24
-/// bytes a value more (`BENCHMARKS.md`, `game_frame`).
+/// bytes a value more (`BENCHMARKS.md`, `game_frame`). Since the entries
+/// every observer has passed are dropped first, the log reaches this room
+/// only while an observer lags.
 const ROOM_PER_VALUE: usize = 3;
 
 /// Moves the live entries of a list (`entities` not [`TOMBSTONE`], and
@@ -1172,6 +1253,164 @@ mod tests {
         let mut stored = dense.clone();
         stored.sort_by_key(|e| e.index());
         assert_eq!(seen, stored);
+    }
+
+    /// What a change filter should pass, from the history of every value:
+    /// the stored entities with a change (or add) under a stamp in
+    /// `window`, sorted.
+    fn expected(history: &[(Entity, Vec<u64>)], window: Window) -> Vec<Entity> {
+        let mut out: Vec<Entity> = history
+            .iter()
+            .filter(|(_, stamps)| stamps.iter().any(|&s| window.contains(s)))
+            .map(|&(e, _)| e)
+            .collect();
+        out.sort_by_key(|e| e.index());
+        out
+    }
+
+    #[test]
+    fn changes_every_observer_passed_are_dropped_and_every_window_still_answers() {
+        let mut log = ChangeLog::NEW;
+        // Each stored value and the stamps it changed (or was added) under.
+        let mut history: Vec<(Entity, Vec<u64>)> = Vec::new();
+        let mut dense: Vec<Entity> = Vec::new();
+        let mut next = 0;
+        let (mut fast, mut slow) = (None, None);
+        let mut slow_at = log.now();
+        let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+        let mut roll = |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        let mut longest = 0;
+        for frame in 0..400u64 {
+            // A frame: the world's view starts afresh, one observer looks
+            // every frame, the other every 50 (it lags, then catches up).
+            log.clear();
+            let fast_at = log.now();
+            log.register(&mut fast, fast_at);
+            if frame % 50 == 0 {
+                slow_at = log.now();
+                log.register(&mut slow, slow_at);
+            }
+            for _ in 0..12 {
+                match roll(10) {
+                    0 if dense.len() < 60 => {
+                        let e = entity(next);
+                        next += 1;
+                        log.pushed(e);
+                        dense.push(e);
+                        // Stamp 0 stands for "before anything": a first
+                        // look (from 0) sees every stored value.
+                        history.push((e, vec![0, log.now()]));
+                    }
+                    1 if !dense.is_empty() => {
+                        let slot = roll(dense.len() as u64) as usize;
+                        log.removed(slot, dense[slot]);
+                        dense.swap_remove(slot);
+                        history.swap_remove(slot);
+                    }
+                    2 if dense.len() > 1 => {
+                        let (a, b) = (roll(dense.len() as u64) as usize, 0);
+                        log.swapped(a, b);
+                        dense.swap(a, b);
+                        history.swap(a, b);
+                    }
+                    3 => log.tick(),
+                    _ if !dense.is_empty() => {
+                        let slot = roll(dense.len() as u64) as usize;
+                        log.changed(slot, dense[slot]);
+                        history[slot].1.push(log.now());
+                    }
+                    _ => {}
+                }
+                log.check(&dense).unwrap();
+            }
+            if frame % 50 == 49 {
+                // The lagging observer's window is older than a frame.
+                longest = longest.max(log.entities().len());
+            }
+            let now = log.now();
+            for since in [0, slow_at, fast_at, log.seen, now] {
+                for until in [now, u64::MAX] {
+                    let window = Window { since, until };
+                    let mut found = passing(&log, log.filter(window, false), &dense);
+                    found.sort_by_key(|e| e.index());
+                    assert_eq!(
+                        found,
+                        expected(&history, window),
+                        "frame {frame}, window {window:?}"
+                    );
+                }
+            }
+            // The windows of the observers read the entries, not every
+            // stored value (a window older than what is kept would).
+            let fast_window = Window {
+                since: fast_at,
+                until: now,
+            };
+            assert!(log.filter(fast_window, false).from.is_some());
+        }
+        assert!(next > 40, "values came and went");
+        // Changes the observers all passed were dropped: the entries are
+        // about the last frames' changes, not one per stored value and
+        // the tombstones behind them.
+        assert!(log.base > 0, "entries were dropped from the front");
+        assert!(
+            log.entities().len() < longest.max(dense.len()),
+            "{} entries kept for {} values",
+            log.entities().len(),
+            dense.len()
+        );
+    }
+
+    #[test]
+    fn a_mark_or_a_removal_of_a_value_whose_entry_was_dropped_finds_no_entry_to_bury() {
+        let mut log = ChangeLog::NEW;
+        let mut dense: Vec<Entity> = (0..8).map(entity).collect();
+        for &e in &dense {
+            log.pushed(e);
+        }
+        // Many frames of changes to slot 0 alone, the world's view the only
+        // observer: the other values' entries (their adds) are dropped.
+        for _ in 0..100 {
+            log.clear();
+            log.changed(0, dense[0]);
+            log.check(&dense).unwrap();
+        }
+        assert!(
+            log.place(log.latest[7].entry).is_none(),
+            "slot 7's add was dropped"
+        );
+        assert!(log.history > 1);
+        // Slot 7 (entry dropped) moves into slot 3 (entry dropped), then
+        // into slot 0 (entry kept), and changes again.
+        log.removed(3, dense[3]);
+        dense.swap_remove(3);
+        log.check(&dense).unwrap();
+        log.swapped(0, 3);
+        dense.swap(0, 3);
+        log.check(&dense).unwrap();
+        log.tick();
+        log.changed(0, dense[0]);
+        log.check(&dense).unwrap();
+        let since = Window {
+            since: log.seen,
+            until: u64::MAX,
+        };
+        let mut found = passing(&log, log.filter(since, false), &dense);
+        found.sort_by_key(|e| e.index());
+        assert_eq!(found, [entity(0), entity(7)]);
+        let all = Window {
+            since: 0,
+            until: u64::MAX,
+        };
+        assert_eq!(
+            passing(&log, log.filter(all, false), &dense).len(),
+            dense.len()
+        );
     }
 
     #[test]
