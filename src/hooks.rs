@@ -746,12 +746,14 @@ where
 {
     let mut seen = core::mem::take(&mut C::reactions(world).seen);
     let map: &mut SparseMap<C, Tracked> = C::field_mut(world, TOKEN);
-    // Registered: the log keeps the changes from this look's start.
+    // Changes only: the log's removals are not held for this look.
     seen.next_look(map.log_mut());
     // What was written until now is this look's.
     map.log_mut().tick();
     let mut changed = Vec::new();
     crate::query::join(seen.changed(map)).for_each(|entity, _| changed.push(entity));
+    // The changes from the next look's start on are kept for it.
+    map.log_mut().keep_for_hooks(seen.next_position());
     C::reactions(world).seen = seen;
     changed
 }

@@ -38,10 +38,11 @@
 //! * `all`: a stamp under which *every* value then stored changed at once
 //!   (`values_mut`, a whole-storage walk), so that handing out a whole
 //!   storage costs O(1) instead of one entry per value;
-//! * per slot and for `all`, the stamp of the change before the latest
-//!   one (`prev`), so that an observer looking now, whose window ends
-//!   before the current stamp, still finds a value changed earlier in its
-//!   window and again under the current stamp;
+//! * beside each entry and for `all`, the stamp of the change before it
+//!   (`prev`), so that an observer looking now, whose window ends before
+//!   the current stamp, still finds a value changed earlier in its window
+//!   and again under the current stamp (a value's entry under the current
+//!   stamp is always kept);
 //! * the entities removed, with the stamp of each removal, in a log
 //!   (`log.rs`) that keeps each removal until every observer has passed it.
 //!
@@ -305,11 +306,17 @@ pub(crate) struct Tail<'a> {
     entries: &'a [Entry],
 }
 
-/// A log entry's stamp and the dense slot of its value, side by side: a
-/// change appends both with one push, and a walk reads both together.
+/// A log entry's stamp, the stamp of its value's change before it (0 if
+/// none; births keep 0), and the dense slot of its value, side by side: a
+/// change appends them with one store, and a walk reads them together.
+/// The change before is read only for a value changed under the current
+/// stamp (see [`ChangeLog::passes`]), whose entry is always kept: it lives
+/// here, in log order, not in the slot's record, which a write by handle
+/// reaches at a random place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
     stamp: u64,
+    prev: u64,
     slot: u32,
 }
 
@@ -356,13 +363,18 @@ pub(crate) struct ChangeLog {
     /// stamp order. Every stored value has one live birth.
     born: Vec<Entity>,
     births: Vec<Entry>,
-    /// Per dense slot: its live entry, that entry's stamp and the stamp of
-    /// the slot's change before it, side by side (a change reads them
-    /// together: one cache line), and its birth.
+    /// Per dense slot: its latest change's stamp and the number of that
+    /// change's entry (kept, or dropped once every observer passed it),
+    /// side by side (a change reads and writes both), and its birth.
     latest: Vec<Latest>,
     added: Vec<Birth>,
     /// Removals, under their stamps; its identity is the whole log's.
     removals: Log<Entity>,
+    /// Where the world's `on_change` hooks look from next (`u64::MAX`
+    /// while they have not looked): the entries from there on are kept
+    /// for them as for a registered observer, without holding the
+    /// removals, which they do not read.
+    hooks_from: u64,
 }
 
 /// A slot's birth: the stamp it was added under and the index of its
@@ -373,14 +385,13 @@ struct Birth {
     entry: u32,
 }
 
-/// A slot's latest change (or its add), its stamp and the stamp of the
-/// change before it (0 if none), and the number of its entry in the log
-/// (counted from the log's first entry ever: below the log's `base` if
-/// every observer has passed it and it was dropped).
+/// A slot's latest change (or its add): its stamp, and the number of its
+/// entry in the log (counted from the log's first entry ever: below the
+/// log's `base` if every observer has passed it and it was dropped). 16
+/// bytes: a write by handle reads and rewrites it at a random place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Latest {
     stamp: u64,
-    prev: u64,
     entry: u64,
 }
 
@@ -407,6 +418,7 @@ impl ChangeLog {
         latest: Vec::new(),
         added: Vec::new(),
         removals: Log::NEW,
+        hooks_from: u64::MAX,
     };
 }
 
@@ -463,9 +475,17 @@ impl ChangeLog {
         self.clear();
     }
 
+    /// The world's `on_change` hooks look from `since` next: the entries
+    /// from there on are kept for them (see [`make_room`](Self::make_room)),
+    /// the removals are not.
+    #[inline]
+    pub(crate) fn keep_for_hooks(&mut self, since: u64) {
+        self.hooks_from = since;
+    }
+
     /// Registers an observer's `cursor` at `since`, the start of the
-    /// window it looks at next: the removals from there on are kept for
-    /// it (see [`Log::register`]).
+    /// window it looks at next: the removals from there on, and the
+    /// changes, are kept for it (see [`Log::register`]).
     pub(crate) fn register(&mut self, cursor: &mut Option<crate::log::Cursor>, since: u64) {
         let _ = self.removals.register(cursor, since);
     }
@@ -578,7 +598,10 @@ impl ChangeLog {
         place: usize,
         lookup: impl FnOnce() -> Option<usize>,
     ) -> Option<usize> {
-        let Some(&Entry { stamp: own, slot }) = tail.entries.get(place) else {
+        let Some(&Entry {
+            stamp: own, slot, ..
+        }) = tail.entries.get(place)
+        else {
             return self.pass(filter, entity, place, lookup);
         };
         debug_assert_eq!(
@@ -599,7 +622,7 @@ impl ChangeLog {
     /// Whether the value in `slot`, whose own latest change (or add, for
     /// an `Added` filter) is under `own`, passes `filter`: added in its
     /// window, or changed in it (its own latest change before the window's
-    /// end, or every value's).
+    /// end, or a change of every value stored at the time).
     #[inline]
     fn passes(&self, filter: Filter, slot: usize, own: u64) -> bool {
         let window = filter.window;
@@ -609,9 +632,22 @@ impl ChangeLog {
         // The window ends at `until`: a change under a later stamp (the
         // current one, for an observer looking now) stands in front of the
         // one before it.
-        let prev = || self.latest.get(slot).map_or(0, |latest| latest.prev);
+        // Only a change under the current stamp is at or after the end:
+        // its entry is kept (only entries every observer passed, under
+        // older stamps, are dropped), and holds the one before.
+        let prev = || {
+            self.latest
+                .get(slot)
+                .and_then(|latest| self.place(latest.entry))
+                .and_then(|place| self.entries().get(place))
+                .map_or(0, |entry| entry.prev)
+        };
         let own = if own < window.until { own } else { prev() };
-        window.contains(own) || window.contains(self.all_in(window))
+        // A change of every value is one of the values stored then: not
+        // of one added since (under a later stamp), which would otherwise
+        // be seen changed now and added at the next look.
+        let all = self.all_in(window);
+        window.contains(own) || (window.contains(all) && self.added_at(slot) <= all)
     }
 
     /// The dense slot of `entity` if it passes `filter`.
@@ -638,7 +674,7 @@ impl ChangeLog {
             // slot's own latest, or its add (see `check`). A tombstone is
             // no one's.
             Some(i) => {
-                let Entry { stamp, slot } = entries[i];
+                let Entry { stamp, slot, .. } = entries[i];
                 (slot as usize, stamp)
             }
             None => {
@@ -669,6 +705,7 @@ impl ChangeLog {
         self.entity_room[index] = entity;
         self.entry_room[index] = Entry {
             stamp: self.now,
+            prev: 0,
             slot: slot as u32,
         };
         self.len = index + 1;
@@ -696,7 +733,10 @@ impl ChangeLog {
     /// [`Log::keep_from`]), drops them, moving the rest to the front; then,
     /// if the tombstones outnumber the live entries two to one (an
     /// observer lags), drops the tombstones; then grows the vectors to
-    /// room for twice the entries kept. Either way what it moves is at
+    /// room for twice the entries kept, or, after a drop, gives back the
+    /// room past that if it was over three times it (the room a log grew
+    /// to before its observers first looked, or while its storage held
+    /// more values, is not kept for good). Either way what it moves is at
     /// most what the appends until its next call fill (amortised O(1) per
     /// change). Leaves `len < room`.
     ///
@@ -706,9 +746,10 @@ impl ChangeLog {
     #[cold]
     #[inline(never)]
     fn make_room(&mut self) {
-        let keep = self.removals.keep_from(self.seen);
+        let keep = self.removals.keep_from(self.seen).min(self.hooks_from);
         let passed = self.entries().partition_point(|e| e.stamp < keep);
-        if passed > 0 && 2 * passed >= self.len {
+        let drop = passed > 0 && 2 * passed >= self.len;
+        if drop {
             let len = self.len;
             self.entity_room.copy_within(passed..len, 0);
             self.entry_room.copy_within(passed..len, 0);
@@ -726,10 +767,24 @@ impl ChangeLog {
             );
         }
         let wanted = 2 * self.len + 16;
+        if drop && self.entity_room.len() > 3 * wanted {
+            // What the observers left is far less than the room: give
+            // back what the log grew to while they had not looked yet (or
+            // a storage held many more values), keeping room for twice it.
+            self.entity_room.truncate(wanted);
+            self.entity_room.shrink_to_fit();
+            self.entry_room.truncate(wanted);
+            self.entry_room.shrink_to_fit();
+        }
         if self.entity_room.len() < wanted {
             let more = (2 * self.entity_room.len()).max(wanted);
             self.entity_room.resize(more, TOMBSTONE);
-            self.entry_room.resize(more, Entry { stamp: 0, slot: 0 });
+            let none = Entry {
+                stamp: 0,
+                prev: 0,
+                slot: 0,
+            };
+            self.entry_room.resize(more, none);
         }
         self.room = self.entity_room.len().min(self.limit().max(self.len + 1));
     }
@@ -746,12 +801,12 @@ impl ChangeLog {
         self.latest.push(Latest {
             entry,
             stamp: self.now,
-            prev: 0,
         });
         let birth = self.born.len() as u32;
         self.born.push(entity);
         self.births.push(Entry {
             stamp: self.now,
+            prev: 0,
             slot: slot as u32,
         });
         self.added.push(Birth {
@@ -779,9 +834,7 @@ impl ChangeLog {
             self.make_room();
         }
         let latest = &mut self.latest[slot];
-        let Latest {
-            entry: old, stamp, ..
-        } = *latest;
+        let Latest { entry: old, stamp } = *latest;
         if stamp == now {
             return;
         }
@@ -789,7 +842,6 @@ impl ChangeLog {
         *latest = Latest {
             entry: self.base + index as u64,
             stamp: now,
-            prev: stamp,
         };
         // The old entry is a tombstone now. If it was dropped, the
         // tombstone goes where the new entry goes next: a store either
@@ -799,6 +851,7 @@ impl ChangeLog {
         self.entity_room[index] = entity;
         self.entry_room[index] = Entry {
             stamp: now,
+            prev: stamp,
             slot: slot as u32,
         };
         self.len = index + 1;
@@ -889,7 +942,7 @@ impl ChangeLog {
                 continue;
             }
             born += 1;
-            let Entry { stamp, slot } = self.births[index];
+            let Entry { stamp, slot, .. } = self.births[index];
             let birth = self.added[slot as usize];
             if dense.get(slot as usize) != Some(&entity)
                 || birth.entry != index as u32
@@ -916,7 +969,7 @@ impl ChangeLog {
                 continue;
             }
             live += 1;
-            let Entry { stamp, slot } = self.entries()[index];
+            let Entry { stamp, prev, slot } = self.entries()[index];
             let Some(&latest) = self.latest.get(slot as usize) else {
                 return Err(format!(
                     "the change log's entry {index} ({entity:?}) names slot {slot}, past the storage's"
@@ -930,7 +983,7 @@ impl ChangeLog {
                     "the change log's entry {index} ({entity:?}) is not its slot's live entry"
                 ));
             }
-            if latest.prev >= latest.stamp {
+            if prev >= stamp {
                 return Err(format!(
                     "the change log's entry {index} ({entity:?}) has a change before it from later"
                 ));
@@ -1319,6 +1372,17 @@ mod tests {
                         history.swap(a, b);
                     }
                     3 => log.tick(),
+                    // Rarely: a whole-storage change, or everything leaves.
+                    4 if roll(20) == 0 => {
+                        log.changed_all();
+                        let now = log.now();
+                        history.iter_mut().for_each(|(_, stamps)| stamps.push(now));
+                    }
+                    5 if roll(40) == 0 => {
+                        log.removed_all(&dense);
+                        dense.clear();
+                        history.clear();
+                    }
                     _ if !dense.is_empty() => {
                         let slot = roll(dense.len() as u64) as usize;
                         log.changed(slot, dense[slot]);
@@ -1333,7 +1397,11 @@ mod tests {
                 longest = longest.max(log.entities().len());
             }
             let now = log.now();
-            for since in [0, slow_at, fast_at, log.seen, now] {
+            let around = [log.history.saturating_sub(1), log.history, roll(now + 1)];
+            for since in [0, slow_at, fast_at, log.seen, now]
+                .into_iter()
+                .chain(around)
+            {
                 for until in [now, u64::MAX] {
                     let window = Window { since, until };
                     let mut found = passing(&log, log.filter(window, false), &dense);
@@ -1346,20 +1414,42 @@ mod tests {
                 }
             }
             // The windows of the observers read the entries, not every
-            // stored value (a window older than what is kept would).
+            // stored value (a window older than what is kept would; one
+            // with a whole-storage change in it does).
             let fast_window = Window {
                 since: fast_at,
                 until: now,
             };
-            assert!(log.filter(fast_window, false).from.is_some());
+            if !fast_window.contains(log.all_in(fast_window)) {
+                assert!(log.filter(fast_window, false).from.is_some());
+            }
         }
         assert!(next > 40, "values came and went");
-        // Changes the observers all passed were dropped: the entries are
-        // about the last frames' changes, not one per stored value and
-        // the tombstones behind them.
+        assert!(longest > 0);
+        // Both observers keep up for a few frames of five changes each:
+        // what they all passed is dropped at the next make-room, and the
+        // entries left are the last frame's changes, not one a stored
+        // value (the adds) and the tombstones behind them.
+        while dense.len() < 50 {
+            let e = entity(next);
+            next += 1;
+            log.pushed(e);
+            dense.push(e);
+        }
+        for _ in 0..3 {
+            log.clear();
+            let now = log.now();
+            log.register(&mut fast, now);
+            log.register(&mut slow, now);
+            for (slot, &e) in dense.iter().enumerate().take(5) {
+                log.changed(slot, e);
+            }
+        }
+        log.make_room();
+        log.check(&dense).unwrap();
         assert!(log.base > 0, "entries were dropped from the front");
         assert!(
-            log.entities().len() < longest.max(dense.len()),
+            log.entities().len() <= 5,
             "{} entries kept for {} values",
             log.entities().len(),
             dense.len()

@@ -114,26 +114,22 @@ impl<C: 'static> Seen<C> {
         }
     }
 
-    /// A new look at `log` (a world's `on_change` hooks): as
-    /// [`prepare`](WriteParam::prepare). Registered like a system's, so
-    /// that the log keeps the changes from its window's start for it (and
-    /// the removals, which it does not read).
+    /// A new look at `log` that reads changes only (a world's `on_change`
+    /// hooks): as [`prepare`](WriteParam::prepare), without holding the
+    /// log's removals for it. The caller tells the log where its next look
+    /// starts once it has looked ([`next_position`](Self::next_position)).
     pub(crate) fn next_look(&mut self, log: &mut ChangeLog) {
-        self.start_look(log);
-    }
-
-    /// This look starts where the last one ended (or from nothing seen, at
-    /// a log it has not looked at), and the log keeps what happened from
-    /// there on for it.
-    #[inline]
-    fn start_look(&mut self, log: &mut ChangeLog) {
         let id = log.identify();
         if id == self.log {
             self.since = self.next;
         } else {
             self.start_over(id);
         }
-        log.register(&mut self.cursor, self.since);
+    }
+
+    /// Where the look after this one starts: the stamp of this one.
+    pub(crate) fn next_position(&self) -> u64 {
+        self.next
     }
 
     /// The view of the log `id` starts from nothing seen.
@@ -275,6 +271,8 @@ impl<W: Storages, C: TrackedColumn<W> + 'static> WriteParam<W> for Seen<C> {
     /// log of another identity than the last one looked at (a new world,
     /// a loaded one, a replaced storage) is seen whole.
     fn prepare(state: &mut Seen<C>, world: &mut W) {
-        state.start_look(C::field_mut(world, TOKEN).log_mut());
+        let log = C::field_mut(world, TOKEN).log_mut();
+        state.next_look(log);
+        log.register(&mut state.cursor, state.since);
     }
 }
