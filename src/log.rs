@@ -3,7 +3,8 @@
 //! Whatever must answer "what happened since I last looked" keeps one:
 //! the removals of a tracked storage (read by the world's own view and by
 //! each system's [`Seen`](crate::system::Seen)), and, built the same way,
-//! an event queue. Each entry is kept under a *key*, a `u64` that never
+//! an event queue. (A tracked storage's changes are kept by the same
+//! readers' positions: see [`keep_from`](Log::keep_from).) Each entry is kept under a *key*, a `u64` that never
 //! decreases along the log (a stamp, or a sequence number), so the entries
 //! of a window of keys are found by binary search.
 //!

@@ -21,11 +21,13 @@
 //!   again under a newer stamp, its old entry becomes a tombstone and a new
 //!   one is appended; a removal tombstones it too. The entries under
 //!   stamps every observer has passed (the world's view, and each
-//!   registered [`Seen`](crate::system::Seen)) are dropped from the front,
-//!   so a log whose observers look every frame holds about a frame of
-//!   changes, not an entry per stored value; where an observer lags,
-//!   tombstones are dropped when they outnumber the live entries two to
-//!   one (amortised O(1) per change either way; see [`ROOM_PER_VALUE`]);
+//!   registered [`Seen`](crate::system::Seen), and the world's `on_change`
+//!   hooks) are dropped from the front, so a log whose observers look
+//!   every frame holds a frame or two of changes, not an entry per stored
+//!   value; where the windows span more (an observer lags, or values
+//!   change in many stamps a frame), tombstones are dropped when they
+//!   outnumber the live entries two to one (amortised O(1) per change
+//!   either way; see [`ROOM_PER_VALUE`]);
 //! * per dense slot: the stamp of the value's latest change (or its add)
 //!   and the number of its entry, which is still in the list unless every
 //!   observer had passed it, and the stamp it was added under with the
@@ -733,10 +735,10 @@ impl ChangeLog {
     /// [`Log::keep_from`]), drops them, moving the rest to the front; then,
     /// if the tombstones outnumber the live entries two to one (an
     /// observer lags), drops the tombstones; then grows the vectors to
-    /// room for twice the entries kept, or, after a drop, gives back the
-    /// room past that if it was over three times it (the room a log grew
-    /// to before its observers first looked, or while its storage held
-    /// more values, is not kept for good). Either way what it moves is at
+    /// room for twice the entries kept, or gives back the room past the
+    /// limit if it is half the limit again (the room a log grew to before
+    /// its observers first looked, or while its storage held more values,
+    /// is not kept for good). Either way what it moves is at
     /// most what the appends until its next call fill (amortised O(1) per
     /// change). Leaves `len < room`.
     ///
@@ -748,8 +750,7 @@ impl ChangeLog {
     fn make_room(&mut self) {
         let keep = self.removals.keep_from(self.seen).min(self.hooks_from);
         let passed = self.entries().partition_point(|e| e.stamp < keep);
-        let drop = passed > 0 && 2 * passed >= self.len;
-        if drop {
+        if passed > 0 && 2 * passed >= self.len {
             let len = self.len;
             self.entity_room.copy_within(passed..len, 0);
             self.entry_room.copy_within(passed..len, 0);
@@ -767,13 +768,15 @@ impl ChangeLog {
             );
         }
         let wanted = 2 * self.len + 16;
-        if drop && self.entity_room.len() > 3 * wanted {
-            // What the observers left is far less than the room: give
-            // back what the log grew to while they had not looked yet (or
-            // a storage held many more values), keeping room for twice it.
-            self.entity_room.truncate(wanted);
+        // The room past the limit is never used while the storage holds no
+        // more values: give it back if it is half the limit again (the
+        // room a log grew to before its observers first looked, or while
+        // its storage held more values).
+        let used = wanted.max(self.limit());
+        if self.entity_room.len() > used + used / 2 {
+            self.entity_room.truncate(used);
             self.entity_room.shrink_to_fit();
-            self.entry_room.truncate(wanted);
+            self.entry_room.truncate(used);
             self.entry_room.shrink_to_fit();
         }
         if self.entity_room.len() < wanted {
@@ -1036,9 +1039,10 @@ impl ChangeLog {
 /// over 5,809 tracked values that marks a quarter of them a frame spent
 /// 23% of its instructions compacting with room for two entries a value
 /// (one tombstone), 15% with three; four saved little more (13%) for 24
-/// bytes a value more (`BENCHMARKS.md`, `game_frame`). Since the entries
-/// every observer has passed are dropped first, the log reaches this room
-/// only while an observer lags.
+/// bytes a value more (`BENCHMARKS.md`, `game_frame`), when every entry
+/// was kept. Since the entries every observer has passed are dropped
+/// first, the log reaches this room only while its observers' windows
+/// span more than about three changes a value (an observer lags).
 const ROOM_PER_VALUE: usize = 3;
 
 /// Moves the live entries of a list (`entities` not [`TOMBSTONE`], and
