@@ -647,7 +647,8 @@ impl ChangeLog {
         let own = if own < window.until { own } else { prev() };
         // A change of every value is one of the values stored then: not
         // of one added since (under a later stamp), which would otherwise
-        // be seen changed now and added at the next look.
+        // be seen changed now and added at the next look. (A first look,
+        // from 0, sees every stored value through `prev`'s 0 anyway.)
         let all = self.all_in(window);
         window.contains(own) || (window.contains(all) && self.added_at(slot) <= all)
     }
@@ -780,7 +781,9 @@ impl ChangeLog {
             self.entry_room.shrink_to_fit();
         }
         if self.entity_room.len() < wanted {
-            let more = (2 * self.entity_room.len()).max(wanted);
+            // No further than the limit: room past it is never used (and
+            // would be given back at the next call).
+            let more = (2 * self.entity_room.len()).max(wanted).min(used);
             self.entity_room.resize(more, TOMBSTONE);
             let none = Entry {
                 stamp: 0,
@@ -1034,8 +1037,9 @@ impl ChangeLog {
 /// place into the slot's record, a store at a random place), so it costs
 /// about the log's length plus a few times the live entries, once every
 /// `ROOM_PER_VALUE - 1` changes per value: the more room, the less each
-/// change pays for it, and the more memory the log holds (24 bytes an
-/// entry: its entity, and beside it its stamp and slot). A `Lazy` walk
+/// change pays for it, and the more memory the log holds (32 bytes an
+/// entry: its entity, and beside it its stamp, the stamp before and its
+/// slot; 24 when this was measured). A `Lazy` walk
 /// over 5,809 tracked values that marks a quarter of them a frame spent
 /// 23% of its instructions compacting with room for two entries a value
 /// (one tombstone), 15% with three; four saved little more (13%) for 24
