@@ -852,7 +852,7 @@ impl ChangeLog {
         // The old entry is a tombstone now. If it was dropped, the
         // tombstone goes where the new entry goes next: a store either
         // way, not a branch on which (as unpredictable as the changes).
-        let dead = old.checked_sub(self.base).map_or(index, |old| old as usize);
+        let dead = self.place(old).unwrap_or(index);
         self.entity_room[dead] = TOMBSTONE;
         self.entity_room[index] = entity;
         self.entry_room[index] = Entry {
@@ -1010,7 +1010,7 @@ impl ChangeLog {
                 "slot {slot}'s latest change is in the history kept, its entry dropped"
             ));
         }
-        if self.history > self.seen.max(self.now) {
+        if self.history > self.now {
             return Err("the change log's history starts in the future".into());
         }
         if self.entries().last().is_some_and(|e| e.stamp > self.now)
@@ -1124,6 +1124,17 @@ mod tests {
         Entity::new(index, NonZeroU32::MIN)
     }
 
+    /// A log of `n` values added under its first stamp, and their entities
+    /// in slot order.
+    fn filled(n: u32) -> (ChangeLog, Vec<Entity>) {
+        let mut log = ChangeLog::NEW;
+        let dense: Vec<Entity> = (0..n).map(entity).collect();
+        for &e in &dense {
+            log.pushed(e);
+        }
+        (log, dense)
+    }
+
     /// The live entries of `log` among the candidates of `window`.
     fn live(log: &ChangeLog, window: Window, dense: &[Entity]) -> Vec<Entity> {
         let filter = log.filter(window, false);
@@ -1140,11 +1151,7 @@ mod tests {
 
     #[test]
     fn compaction_keeps_each_value_s_latest_entry_and_its_slot() {
-        let mut log = ChangeLog::NEW;
-        let mut dense: Vec<Entity> = (0..6).map(entity).collect();
-        for &e in &dense {
-            log.pushed(e);
-        }
+        let (mut log, mut dense) = filled(6);
         let mut compactions = 0;
         for round in 0..200 {
             log.tick();
@@ -1205,11 +1212,7 @@ mod tests {
 
     #[test]
     fn added_candidates_are_the_births_since_the_window_not_the_changes() {
-        let mut log = ChangeLog::NEW;
-        let mut dense: Vec<Entity> = (0..10).map(entity).collect();
-        for &e in &dense {
-            log.pushed(e);
-        }
+        let (mut log, mut dense) = filled(10);
         log.tick();
         let since = log.now();
         for _ in 0..5 {
@@ -1286,11 +1289,7 @@ mod tests {
 
     #[test]
     fn births_drop_their_tombstones() {
-        let mut log = ChangeLog::NEW;
-        let mut dense: Vec<Entity> = (0..4).map(entity).collect();
-        for &e in &dense {
-            log.pushed(e);
-        }
+        let (mut log, mut dense) = filled(4);
         for round in 0..300u32 {
             let e = entity(100 + round);
             dense.push(e);
@@ -1466,11 +1465,7 @@ mod tests {
 
     #[test]
     fn a_mark_or_a_removal_of_a_value_whose_entry_was_dropped_finds_no_entry_to_bury() {
-        let mut log = ChangeLog::NEW;
-        let mut dense: Vec<Entity> = (0..8).map(entity).collect();
-        for &e in &dense {
-            log.pushed(e);
-        }
+        let (mut log, mut dense) = filled(8);
         // Many frames of changes to slot 0 alone, the world's view the only
         // observer: the other values' entries (their adds) are dropped.
         for _ in 0..100 {
@@ -1513,11 +1508,7 @@ mod tests {
 
     #[test]
     fn the_room_past_the_entries_is_never_read() {
-        let mut log = ChangeLog::NEW;
-        let dense: Vec<Entity> = (0..40).map(entity).collect();
-        for &e in &dense {
-            log.pushed(e);
-        }
+        let (mut log, dense) = filled(40);
         for _ in 0..3 {
             log.tick();
             for (slot, &e) in dense.iter().enumerate() {
