@@ -156,6 +156,45 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
         None
     }
 
+    /// The entities and line-up proofs of the storage a column that is
+    /// one storage's finds its items in, for a lookup by handle (see
+    /// [`find_by_handle`](Self::find_by_handle)); `None` for the others
+    /// (filters, `Option`s, tuples) and for a window of a storage.
+    #[inline(always)]
+    fn lookup_storage(&self) -> Option<(&'w [Entity], &'w LineUp)> {
+        None
+    }
+
+    /// [`find`](Self::find), told that the column holds the entities of
+    /// the storage that found `entity` in `slot` in the same slots up to
+    /// `proven` (a [`LineUp`] proof): below it, the entity is there, and
+    /// is not checked. Columns with no [`lookup_storage`](Self::lookup_storage)
+    /// are never told anything proven.
+    #[inline(always)]
+    fn find_proven(&self, entity: Entity, slot: usize, proven: usize) -> Option<Self::Found> {
+        let _ = proven;
+        self.find(entity, slot)
+    }
+
+    /// Calls `visit` with the entities and line-up proofs of each column
+    /// that is one storage's (see [`lookup_storage`](Self::lookup_storage)),
+    /// in order.
+    #[inline(always)]
+    fn storages(&self, visit: &mut impl FnMut(&'w [Entity], &'w LineUp)) {
+        if let Some((entities, line_up)) = self.lookup_storage() {
+            visit(entities, line_up);
+        }
+    }
+
+    /// Where the items of `entity` are, for a lookup by handle: the
+    /// columns after the first trust the slot it found the entity in below
+    /// `proven` (a tuple's; see `HandleLookup`).
+    #[inline(always)]
+    fn find_by_handle(&self, entity: Entity, proven: usize) -> Option<Self::Found> {
+        let _ = proven;
+        self.find(entity, usize::MAX)
+    }
+
     /// Hands out the items of `entity` where [`find`](Self::find) found
     /// them (marking each written tracked value).
     fn fetch(&mut self, found: Self::Found, entity: Entity) -> Self::Item<'_>;
@@ -165,6 +204,7 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
 
     /// The items of `entity`, if it matches: [`find`](Self::find), then
     /// [`fetch`](Self::fetch).
+    #[cfg_attr(not(feature = "rayon"), allow(dead_code))] // `par_for_each` only
     #[inline(always)]
     fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>> {
         let found = self.find(entity, slot)?;
@@ -474,6 +514,64 @@ pub(crate) fn run(entities: &[Entity], driver: &[Entity], slots: Range<usize>) -
     run
 }
 
+/// A lookup by handle across a tuple's columns ([`Join::get`]): the
+/// first column looks the entity up; each column after it tries the slot
+/// the first found it in (storages spawned together hold an entity in the
+/// same slot) and, below `proven` (the length every later storage is
+/// proven to line up with the first's for: see
+/// [`Lookups`](super::join)), takes it unchecked.
+///
+/// [`Join::get`]: super::Join::get
+struct HandleLookup {
+    /// The slot the columns so far found the entity in (`usize::MAX`
+    /// before the first).
+    hint: usize,
+    /// See above.
+    proven: usize,
+    /// Whether a column was looked in.
+    started: bool,
+    /// Whether the first column is a storage's and every storage column
+    /// so far found the entity at its slot.
+    at_first: bool,
+}
+
+impl HandleLookup {
+    #[inline(always)]
+    fn new(proven: usize) -> Self {
+        HandleLookup {
+            hint: usize::MAX,
+            proven,
+            started: false,
+            at_first: false,
+        }
+    }
+
+    /// Finds `entity` in `column`, the next of the tuple.
+    #[inline(always)]
+    fn find<'w, F: Access<'w>>(&mut self, column: &F, entity: Entity) -> Option<F::Found> {
+        let storage = column.lookup_storage().is_some();
+        let found = if self.at_first && storage {
+            column.find_proven(entity, self.hint, self.proven)?
+        } else {
+            column.find(entity, self.hint)?
+        };
+        let slot = F::slot_of(&found);
+        if !self.started {
+            self.started = true;
+            self.at_first = storage && slot.is_some();
+        } else if slot.is_some_and(|slot| slot != self.hint) {
+            // Found elsewhere (above `proven`: below it, every later
+            // storage holds the first's entities there, so none holds this
+            // one elsewhere): the columns after it check.
+            self.at_first = false;
+        }
+        if let Some(slot) = slot {
+            self.hint = slot;
+        }
+        Some(found)
+    }
+}
+
 impl<'w, C: 'static, K: Track> FetchItem<'w> for &'w SparseMap<C, K> {
     type Item<'a> = &'w C;
 }
@@ -504,6 +602,20 @@ impl<'w, C: 'static, K: Track> Access<'w> for &'w SparseMap<C, K> {
     #[inline(always)]
     fn slot_of(found: &usize) -> Option<usize> {
         Some(*found)
+    }
+
+    #[inline(always)]
+    fn lookup_storage(&self) -> Option<(&'w [Entity], &'w LineUp)> {
+        let storage: &'w SparseMap<C, K> = self;
+        Some((storage.entities(), storage.line_up()))
+    }
+
+    #[inline(always)]
+    fn find_proven(&self, entity: Entity, slot: usize, proven: usize) -> Option<usize> {
+        if slot < proven {
+            return Some(slot);
+        }
+        self.find(entity, slot)
     }
 
     #[inline(always)]
@@ -613,6 +725,19 @@ macro_rules! impl_written_access {
             #[inline(always)]
             fn slot_of(found: &usize) -> Option<usize> {
                 Some(*found)
+            }
+
+            #[inline(always)]
+            fn lookup_storage(&self) -> Option<(&'w [Entity], &'w LineUp)> {
+                Some((self.entities(), self.line_up()?))
+            }
+
+            #[inline(always)]
+            fn find_proven(&self, entity: Entity, slot: usize, proven: usize) -> Option<usize> {
+                if slot < proven {
+                    return Some(slot);
+                }
+                self.find_at(entity, slot)
             }
 
             #[inline(always)]
@@ -1408,6 +1533,26 @@ macro_rules! impl_tuples {
                 )+
                 let _ = hint;
                 Some(($($f,)+))
+            }
+
+            #[inline(always)]
+            fn storages(&self, visit: &mut impl FnMut(&'w [Entity], &'w LineUp)) {
+                let ($($f,)+) = self;
+                $($f.storages(visit);)+
+            }
+
+            /// Each column after the first tries the slot the first found
+            /// the entity in, unchecked below `proven` (see
+            /// [`HandleLookup`]).
+            #[inline(always)]
+            fn find_by_handle(
+                &self,
+                entity: Entity,
+                proven: usize,
+            ) -> Option<Self::Found> {
+                let ($($f,)+) = self;
+                let mut lookup = HandleLookup::new(proven);
+                Some(($(lookup.find($f, entity)?,)+))
             }
 
             #[inline(always)]

@@ -25,6 +25,14 @@
 //! sequence lock: a reader that races a writer sees no proof, and a writer
 //! that races another writes nothing. A proof is a cache: missing one costs
 //! the comparison, never a wrong answer.
+//!
+//! Lookups by handle ([`Join::get`](crate::Join::get)) read the proofs
+//! too: where a storage is proven to hold the first storage's entities in
+//! the same slots, a lookup takes the slot the first found the entity in
+//! without comparing the entity there. A join whose storages are not all
+//! proven counts its lookups ([`LookupCount`]); once they are a quarter of
+//! the first storage's length, the next join made compares the entities
+//! and proves what lines up.
 
 #[cfg(target_has_atomic = "64")]
 use core::sync::atomic::{fence, AtomicU64, Ordering};
@@ -121,6 +129,18 @@ impl LineUp {
         0
     }
 
+    /// The storage's order if it has one, else 0 (none is given: see
+    /// [`order`](Self::order)).
+    #[inline]
+    pub(crate) fn current_order(&self) -> u64 {
+        #[cfg(target_has_atomic = "64")]
+        {
+            self.order.load(Ordering::Relaxed)
+        }
+        #[cfg(not(target_has_atomic = "64"))]
+        0
+    }
+
     /// How many of the first slots are proven to hold the entities of the
     /// storage whose order is `driver`, in its order (0 if none are).
     #[inline]
@@ -196,6 +216,80 @@ impl LineUp {
         #[cfg(not(target_has_atomic = "64"))]
         {
             let _ = (driver, len);
+        }
+    }
+}
+
+/// How many lookups by handle ([`Join::get`](crate::Join::get)) the joins
+/// whose storages were not all proven to line up made, counted by their
+/// first storage's order (see [`LookupCount`]). An order is a
+/// program-unique number, so this is one count a storage in effect; two
+/// orders that share one add up, which only brings a proof forward, and
+/// the count of an order a reorder replaced is not read again.
+#[cfg(target_has_atomic = "64")]
+static LOOKUPS: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
+
+/// A join's count of its lookups by handle, added to its first storage's
+/// (see [`LOOKUPS`]) when the join is dropped. It borrows nothing from the
+/// world, so a join's borrows still end at its last use.
+#[derive(Debug)]
+pub(crate) struct LookupCount {
+    made: u64,
+    #[cfg(target_has_atomic = "64")]
+    count: Option<&'static AtomicU64>,
+}
+
+impl LookupCount {
+    /// Counts nothing (the storages are proven, or there is one).
+    pub(crate) const NONE: LookupCount = LookupCount {
+        made: 0,
+        #[cfg(target_has_atomic = "64")]
+        count: None,
+    };
+
+    /// Counts the lookups of a join whose first storage's proofs are
+    /// `line_up` (giving that storage an order) and which holds `len`
+    /// values. Also `true` if the lookups counted so far are a quarter of
+    /// `len`, and 256: the caller compares the storages' entities and
+    /// proves what lines up (about 3 instructions an entity, less than the
+    /// checks the proof spares them), and the count starts over.
+    pub(crate) fn start(line_up: &LineUp, len: usize) -> (LookupCount, bool) {
+        #[cfg(target_has_atomic = "64")]
+        {
+            let count = &LOOKUPS[(line_up.order() % 64) as usize];
+            let enough = count.load(Ordering::Relaxed) >= (len as u64 / 4).max(256);
+            if enough {
+                count.store(0, Ordering::Relaxed);
+            }
+            (
+                LookupCount {
+                    made: 0,
+                    count: Some(count),
+                },
+                enough,
+            )
+        }
+        #[cfg(not(target_has_atomic = "64"))]
+        {
+            let _ = (line_up, len);
+            (LookupCount::NONE, false)
+        }
+    }
+
+    /// One more lookup.
+    #[inline(always)]
+    pub(crate) fn count(&mut self) {
+        self.made += 1;
+    }
+}
+
+/// The join's lookups go to its first storage's count.
+impl Drop for LookupCount {
+    #[inline]
+    fn drop(&mut self) {
+        #[cfg(target_has_atomic = "64")]
+        if let Some(count) = self.count.filter(|_| self.made > 0) {
+            count.fetch_add(self.made, Ordering::Relaxed);
         }
     }
 }
