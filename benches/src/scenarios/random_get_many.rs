@@ -4,7 +4,11 @@
 //! components: timed, summing `position.x + velocity.x` (the sum goes
 //! through `black_box`).
 //!
-//! - typed_ecs: `world.get_many::<(&Position, &Velocity)>(e)`.
+//! - typed_ecs: one `world.query_mut::<(&Position, &Velocity)>()`, then
+//!   `get(e)` on it, as the peers make their view or query once.
+//! - typed_ecs_get_many: `world.get_many::<(&Position, &Velocity)>(e)` for
+//!   each lookup, the one call for one entity (no query kept between
+//!   lookups).
 //! - hecs: one `world.view::<(&Position, &Velocity)>()`, then `view.get(e)`.
 //! - bevy: a `QueryState<(&Position, &Velocity)>` made in setup; in the
 //!   run, `state.query(&world)` once, then `query.get(e)`.
@@ -29,19 +33,33 @@ pub const SCENARIO: Scenario = Scenario {
     size_note: "",
     test_size: 1_000,
     fresh_state: false,
-    impls: crate::impls![typed_ecs, hecs, bevy, shipyard, sparsey, specs, raw],
-    notes: "typed_ecs looks up with `get_many`, its one call for several components of an \
-            entity; it is inlined into the loop and checks once, before it, that the \
-            storages are in step. It looks the entity up in the first storage (the sparse \
-            entry with slot and generation, read with no page table when the storage has \
-            no missing page, then the value); the second tries the slot found there first \
-            (its entity at that slot, then its value), since storages spawned together \
-            hold an entity in the same slot, and looks up only where it does not hold it \
-            there. Callgrind counts 36 instructions a lookup (44 when each storage did its \
-            own sparse lookup through the page table; hecs 26, sparsey 33). hecs reads one \
-            entity record and both values from the same archetype row; the other sparse \
-            sets (shipyard, sparsey, specs) read a sparse entry and a value per component, \
-            and sparsey indexes a flat sparse array (no pages) with unchecked reads.",
+    impls: crate::impls![
+        typed_ecs,
+        typed_ecs_get_many,
+        hecs,
+        bevy,
+        shipyard,
+        sparsey,
+        specs,
+        raw
+    ],
+    notes: "typed_ecs makes the query once, as the peers make their view, and looks each \
+            entity up with its `get`: the entity's sparse entry in the first storage (slot \
+            and generation, read with no page table when the storage has no missing page), \
+            then each value at that slot. The second storage's entity is not compared: the \
+            query read, when it was made, how far a proof says the second storage holds \
+            the first's entities in the same slots (storages spawned together do), and \
+            takes the slot unchecked below that. The proof was made by the queries before \
+            it: a query whose storages are not all proven counts its lookups, and once they \
+            are a quarter of the storage's length the next query made compares the two \
+            storages' entities (the first runs of a benchmark). Callgrind counts 30 \
+            instructions a lookup (36 when the second storage compared its entity, one \
+            more random read; hecs 26, sparsey 33). `typed_ecs_get_many` is the one call \
+            for one entity, which keeps nothing between calls and compares the second \
+            storage's entity. hecs reads one entity record and both values from the same \
+            archetype row; the other sparse sets (shipyard, sparsey, specs) read a sparse \
+            entry and a value per component, and sparsey indexes a flat sparse array (no \
+            pages) with unchecked reads.",
 };
 
 /// What one lookup adds to the sum.
@@ -51,6 +69,20 @@ fn value(position: &Position, velocity: &Velocity) -> f32 {
 }
 
 pub mod typed_ecs {
+    use super::*;
+    use ::typed_ecs::prelude::*;
+    use random_get::typed_ecs::{spawn, MoveWorld};
+
+    lookups_state!(MoveWorld, Entity, |world| {
+        let mut both = world.query_mut::<(&Position, &Velocity)>();
+        move |e| {
+            let (p, v) = both.get(e).unwrap();
+            value(p, v)
+        }
+    });
+}
+
+pub mod typed_ecs_get_many {
     use super::*;
     use ::typed_ecs::prelude::*;
     use random_get::typed_ecs::{spawn, MoveWorld};
