@@ -303,6 +303,14 @@ impl<'w, F: Packed<'w>> Join<'w, F> {
 
     /// The items of one `entity`, if it matches.
     ///
+    /// The first storage looks the entity up; the others read their value
+    /// at the slot it found it in, without checking the entity there below
+    /// the length a line-up proof covers (read when the join was made:
+    /// storages filled by the same spawns hold an entity in the same
+    /// slot). Keep one join for many lookups: joins that are not proven
+    /// count their lookups, and the join made after a quarter of the first
+    /// storage's length in lookups proves what lines up.
+    ///
     /// ```
     /// # use typed_ecs::prelude::*;
     /// # struct A(i32);
