@@ -189,19 +189,26 @@ impl Lookups {
     }
 }
 
+/// Calls `visit` with the entities and proofs of each of `fetch`'s
+/// storages after the first.
+#[inline]
+fn after_first<'w, F: Access<'w>>(fetch: &F, mut visit: impl FnMut(&'w [Entity], &'w LineUp)) {
+    let mut first = true;
+    fetch.storages(&mut |entities, line_up| {
+        if !core::mem::take(&mut first) {
+            visit(entities, line_up);
+        }
+    });
+}
+
 /// How far every storage of `fetch` after the first (whose proofs are
 /// `line_up`) is proven to hold the first's entities in the same slots
-/// (`usize::MAX` if there is no other).
+/// (`usize::MAX` if there is no other; 0 if the first has no order).
 #[inline]
 fn proven<'w, F: Access<'w>>(fetch: &F, line_up: &LineUp) -> usize {
     let order = line_up.current_order();
     let mut proven = usize::MAX;
-    let mut at_first = true;
-    fetch.storages(&mut |_, other| {
-        if !core::mem::take(&mut at_first) {
-            proven = proven.min(if order == 0 { 0 } else { other.proven(order) });
-        }
-    });
+    after_first(fetch, |_, other| proven = proven.min(other.proven(order)));
     proven
 }
 
@@ -212,13 +219,10 @@ fn proven<'w, F: Access<'w>>(fetch: &F, line_up: &LineUp) -> usize {
 #[inline(never)]
 fn prove_storages<'w, F: Access<'w>>(fetch: &F, entities: &[Entity], line_up: &LineUp) {
     let order = line_up.order();
-    let mut at_first = true;
-    fetch.storages(&mut |others, other| {
-        if !core::mem::take(&mut at_first) {
-            let len = run(others, entities, 0..usize::MAX);
-            if len > 0 {
-                other.prove(order, len);
-            }
+    after_first(fetch, |others, other| {
+        let len = run(others, entities, 0..usize::MAX);
+        if len > 0 {
+            other.prove(order, len);
         }
     });
 }
