@@ -334,6 +334,33 @@ impl<'w, F: Packed<'w>> Join<'w, F> {
         Some(self.fetch.fetch(found, entity))
     }
 
+    /// The slots of the first storage below which [`get`](Self::get)
+    /// takes the first's slot in every later storage unchecked (the
+    /// line-up proofs read when the join was made; `usize::MAX` for one
+    /// storage alone): for tests that the trust is in play. Test support
+    /// (feature `testing`).
+    ///
+    /// ```
+    /// # use typed_ecs::prelude::*;
+    /// # use typed_ecs::join;
+    /// # struct A(i32);
+    /// # struct B(i32);
+    /// # world! { struct Game<A, B>; }
+    /// let mut world = Game::new();
+    /// for i in 0..100 {
+    ///     world.spawn_with((A(i), B(i)));
+    /// }
+    /// assert_eq!(join((&world.a, &world.b)).trusted_slots(), 0);
+    /// // A walk compares the storages' entities and proves they line up.
+    /// join((&world.a, &world.b)).for_each(|_, _| {});
+    /// assert_eq!(join((&world.a, &world.b)).trusted_slots(), 100);
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+    #[cfg(feature = "testing")]
+    pub fn trusted_slots(&self) -> usize {
+        self.lookups.proven
+    }
+
     /// Number of matching entities. Visits every candidate.
     ///
     /// ```
