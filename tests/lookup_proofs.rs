@@ -75,6 +75,49 @@ fn want3<X: Clone, Y: Clone, Z: Clone>(
     Some((a?.clone(), b?.clone(), c?.clone()))
 }
 
+/// What a walk hands out: each entity with its `A`, `B` and `C`, in any
+/// order of the columns.
+fn walk<'w, F>(join: typed_ecs::Join<'w, F>) -> Vec<(Entity, u64, u64, u64)>
+where
+    F: typed_ecs::Fetch<'w>,
+    for<'a> F::Item<'a>: Abc,
+{
+    let mut seen = Vec::new();
+    join.for_each(|e, items| {
+        let (a, b, c) = items.abc();
+        seen.push((e, a, b, c));
+    });
+    seen
+}
+
+/// The `A`, `B` and `C` of a join's items.
+trait Abc {
+    fn abc(&self) -> (u64, u64, u64);
+}
+
+impl Abc for (&A, &B, &C, ()) {
+    fn abc(&self) -> (u64, u64, u64) {
+        (self.0 .0, self.1 .0, self.2 .0)
+    }
+}
+
+impl Abc for (&A, &B, &C, &T) {
+    fn abc(&self) -> (u64, u64, u64) {
+        (self.0 .0, self.1 .0, self.2 .0)
+    }
+}
+
+impl Abc for (&A, &C, &T, &B) {
+    fn abc(&self) -> (u64, u64, u64) {
+        (self.0 .0, self.3 .0, self.1 .0)
+    }
+}
+
+fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
+    items.sort();
+    items
+}
+
 /// A world's random life (spawns, despawns reusing indices, removals and
 /// additions of one component, clears, clones, storages and worlds
 /// swapped, a save and load where the world has one), each round followed
@@ -96,7 +139,14 @@ macro_rules! random_life {
                     let pick = |rng: &mut Rng| live.get(rng.index(live.len().max(1))).copied();
                     v += 1;
                     match rng.below(80) {
-                        0..=6 | 20..=55 => made.push(world.spawn_with((A(v), B(v), C(v)))),
+                        0..=6 => {
+                            let e = world.spawn_with((A(v), B(v), C(v)));
+                            if rng.chance(40) {
+                                world.insert(e, T(v));
+                            }
+                            made.push(e);
+                        }
+                        20..=55 => made.push(world.spawn_with((A(v), B(v), C(v)))),
                         7 => made.push(world.spawn_with((B(v), A(v)))),
                         8 => made.push(world.spawn_with((C(v), A(v), T(v)))),
                         9 => {
@@ -209,6 +259,33 @@ macro_rules! random_life {
                     // Walks prove too.
                     join((&world.a, &world.b, &world.c)).for_each(|_, _| {});
                     join((&world.b, &world.c)).for_each(|_, _| {});
+                    // Walks driven by a shorter storage look the first
+                    // storage up and trust its slot in the later ones.
+                    for (what, seen) in [
+                        (
+                            "(a, b, c, with t)",
+                            walk(join((&world.a, &world.b, &world.c, With(&world.t)))),
+                        ),
+                        (
+                            "(a, b, c, t)",
+                            walk(join((&world.a, &world.b, &world.c, &world.t))),
+                        ),
+                        (
+                            "(a, c, t, b)",
+                            walk(join((&world.a, &world.c, &world.t, &world.b))),
+                        ),
+                    ] {
+                        let want: Vec<_> = world
+                            .t
+                            .entities()
+                            .iter()
+                            .filter_map(|&e| {
+                                Some((e, want3(world.a.get(e), world.b.get(e), world.c.get(e))?))
+                            })
+                            .map(|(e, (x, y, z))| (e, x.0, y.0, z.0))
+                            .collect();
+                        assert_eq!(sorted(seen), sorted(want), "round {round}: {what}");
+                    }
                     // Written joins (`query_mut` applies what is queued first).
                     let want: Vec<_> = probes
                         .iter()

@@ -195,6 +195,22 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
         self.find(entity, usize::MAX)
     }
 
+    /// [`find_driven`](Self::find_driven) in a walk whose columns after
+    /// the first are told `proven` (see [`find_by_handle`](Self::find_by_handle)):
+    /// a tuple's storage columns after its first trust, below `proven`, the
+    /// slot the first found the entity in.
+    #[inline(always)]
+    fn find_driven_proven(
+        &self,
+        entity: Entity,
+        slot: usize,
+        driver: usize,
+        proven: usize,
+    ) -> Option<Self::Found> {
+        let _ = proven;
+        self.find_driven(entity, slot, driver)
+    }
+
     /// Hands out the items of `entity` where [`find`](Self::find) found
     /// them (marking each written tracked value).
     fn fetch(&mut self, found: Self::Found, entity: Entity) -> Self::Item<'_>;
@@ -208,14 +224,6 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
     #[inline(always)]
     fn get(&mut self, entity: Entity, slot: usize) -> Option<Self::Item<'_>> {
         let found = self.find(entity, slot)?;
-        Some(self.fetch(found, entity))
-    }
-
-    /// [`get`](Self::get) in a walk that column number `driver` drives
-    /// (see [`find_driven`](Self::find_driven)).
-    #[inline(always)]
-    fn get_driven(&mut self, entity: Entity, slot: usize, driver: usize) -> Option<Self::Item<'_>> {
-        let found = self.find_driven(entity, slot, driver)?;
         Some(self.fetch(found, entity))
     }
 
@@ -536,10 +544,12 @@ struct HandleLookup {
 }
 
 impl HandleLookup {
+    /// A lookup by handle; `hint`, the slot the first column tries first
+    /// (`usize::MAX` for none).
     #[inline(always)]
-    fn new(proven: usize) -> Self {
+    fn new(hint: usize, proven: usize) -> Self {
         HandleLookup {
-            hint: usize::MAX,
+            hint,
             proven,
             started: false,
             at_first: false,
@@ -555,7 +565,34 @@ impl HandleLookup {
         } else {
             column.find(entity, self.hint)?
         };
-        let slot = F::slot_of(&found);
+        self.found::<F>(&found, storage);
+        Some(found)
+    }
+
+    /// [`find`](Self::find) in a driven walk: `number` is the driver's
+    /// number among `column`'s columns (past them if it is not one of
+    /// them), and the driver holds `entity` in `slot`, where it takes its
+    /// items unchecked.
+    #[inline(always)]
+    fn find_driven<'w, F: Access<'w>>(
+        &mut self,
+        column: &F,
+        entity: Entity,
+        slot: usize,
+        number: usize,
+    ) -> Option<F::Found> {
+        if number >= F::COLUMNS {
+            return self.find(column, entity);
+        }
+        let found = column.find_driven(entity, slot, number)?;
+        self.found::<F>(&found, column.lookup_storage().is_some());
+        Some(found)
+    }
+
+    /// Notes where `column` (one storage's if `storage`) found the entity.
+    #[inline(always)]
+    fn found<'w, F: Access<'w>>(&mut self, found: &F::Found, storage: bool) {
+        let slot = F::slot_of(found);
         if !self.started {
             self.started = true;
             self.at_first = storage && slot.is_some();
@@ -568,7 +605,6 @@ impl HandleLookup {
         if let Some(slot) = slot {
             self.hint = slot;
         }
-        Some(found)
     }
 }
 
@@ -1551,8 +1587,31 @@ macro_rules! impl_tuples {
                 proven: usize,
             ) -> Option<Self::Found> {
                 let ($($f,)+) = self;
-                let mut lookup = HandleLookup::new(proven);
+                let mut lookup = HandleLookup::new(usize::MAX, proven);
                 Some(($(lookup.find($f, entity)?,)+))
+            }
+
+            /// [`find_driven`](Self::find_driven), each storage column after
+            /// the first trusting the slot the first found the entity in
+            /// below `proven` (see [`HandleLookup`]).
+            #[inline(always)]
+            fn find_driven_proven(
+                &self,
+                entity: Entity,
+                slot: usize,
+                driver: usize,
+                proven: usize,
+            ) -> Option<Self::Found> {
+                let ($($f,)+) = self;
+                let mut lookup = HandleLookup::new(slot, proven);
+                let mut first = 0;
+                $(
+                    let number = driver.wrapping_sub(first);
+                    let $f = lookup.find_driven($f, entity, slot, number)?;
+                    first += <$f as Access<'w>>::COLUMNS;
+                )+
+                let _ = first;
+                Some(($($f,)+))
             }
 
             #[inline(always)]

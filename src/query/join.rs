@@ -299,7 +299,8 @@ impl<'w, F: Packed<'w>> Join<'w, F> {
             Walk::Driven(driver) => {
                 self.fetch.drive(driver);
                 let order = plan.driver_line_up.map_or(0, LineUp::order);
-                driven(&mut self.fetch, driver, plan.driver, order, &mut f);
+                let proven = self.lookups.proven;
+                driven(&mut self.fetch, driver, plan.driver, order, proven, &mut f);
             }
             Walk::Empty => {}
         }
@@ -390,13 +391,16 @@ impl<'w, F: Packed<'w>> Join<'w, F> {
 /// same slots), a run of slots is walked as rows, with no lookup; where
 /// they do not, the entities are looked up one by one, the driver taking
 /// its items unchecked. `order` is the driver's storage's order (0 if none
-/// is known), by which the others find what they proved before.
+/// is known), by which the others find what they proved before; the
+/// lookups trust the first storage's slot in the others below `proven`
+/// (see [`Lookups`]).
 #[inline(always)]
 fn driven<'w, F: Packed<'w>>(
     fetch: &mut F,
     driver: &[Entity],
     column: usize,
     order: u64,
+    proven: usize,
     f: &mut impl FnMut(Entity, F::Item<'_>),
 ) {
     let mut slot = 0;
@@ -421,29 +425,31 @@ fn driven<'w, F: Packed<'w>>(
             // each).
             let columns = F::COLUMNS;
             match column {
-                0 => look_up(fetch, driver, span, 0, f),
-                1 if columns > 1 => look_up(fetch, driver, span, 1, f),
-                2 if columns > 2 => look_up(fetch, driver, span, 2, f),
-                3 if columns > 3 => look_up(fetch, driver, span, 3, f),
-                column => look_up(fetch, driver, span, column, f),
+                0 => look_up(fetch, driver, span, 0, proven, f),
+                1 if columns > 1 => look_up(fetch, driver, span, 1, proven, f),
+                2 if columns > 2 => look_up(fetch, driver, span, 2, proven, f),
+                3 if columns > 3 => look_up(fetch, driver, span, 3, proven, f),
+                column => look_up(fetch, driver, span, column, proven, f),
             }
         }
     }
 }
 
 /// Looks up the entities of `driver` in slots `span`, the `column`-th column
-/// driving, and calls `f` with the items of those that match.
+/// driving, the storages after the first trusting its slot below `proven`,
+/// and calls `f` with the items of those that match.
 #[inline(always)]
 fn look_up<'w, F: Packed<'w>>(
     fetch: &mut F,
     driver: &[Entity],
     span: Range<usize>,
     column: usize,
+    proven: usize,
     f: &mut impl FnMut(Entity, F::Item<'_>),
 ) {
     for (slot, &entity) in span.clone().zip(&driver[span]) {
-        if let Some(items) = fetch.get_driven(entity, slot, column) {
-            f(entity, items);
+        if let Some(found) = fetch.find_driven_proven(entity, slot, column, proven) {
+            f(entity, fetch.fetch(found, entity));
         }
     }
 }

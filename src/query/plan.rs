@@ -250,7 +250,7 @@ pub(crate) struct Plan<'w> {
     pub(crate) walk: Walk<'w>,
     /// When `walk` is driven, the number of the column that drives it,
     /// counting columns from 0 in the order the fetch tells them (see
-    /// [`Access::get_driven`](super::fetch::Access::get_driven)).
+    /// [`Access::find_driven`](super::fetch::Access::find_driven)).
     pub(crate) driver: usize,
     /// The driver's storage's proofs of lining up (see
     /// [`LineUp`]), for the other columns to look theirs up by its order.
