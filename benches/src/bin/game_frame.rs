@@ -64,8 +64,10 @@ const WHY_MISSED: &str = "typed_ecs loses on three systems and wins or ties the 
     superseded entries one frame in three; bevy's mark is one store of a tick beside the value. \
     **grid rebuild** walks `(&Pos, &Id, With<Prey>)`, driven by the marker's storage (the \
     shortest), whose order is not `Pos`'s: each animal is looked up in `Pos` (its sparse entry, \
-    then its value, both random reads), and `Id` now finds it at the slot `Pos` found it in, \
-    with no sparse lookup of its own, where bevy and hecs walk a table in order. Driving by \
+    then its value, both random reads), and `Id` reads its value at the slot `Pos` found it \
+    in, with no lookup or check of its own where the line-up proofs cover it (the movement's \
+    walk proves `Id` against `Pos` every frame), where bevy and hecs walk a table in order: \
+    the grid's cells and their sorting, which all pay, are most of the time. Driving by \
     `Pos` and asking the marker per entity instead was tried and measured slower: the answer \
     is a branch on a pattern the predictor cannot learn. **reproduction** walks \
     `(&Energy, &Id, &Pos, Has<Prey>)` in lined-up runs; what is left is its `Has` lookup per \
