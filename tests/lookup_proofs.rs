@@ -95,6 +95,18 @@ trait Abc {
     fn abc(&self) -> (u64, u64, u64);
 }
 
+impl Abc for (&A, &B, &C) {
+    fn abc(&self) -> (u64, u64, u64) {
+        (self.0 .0, self.1 .0, self.2 .0)
+    }
+}
+
+impl Abc for (&B, &C, &A) {
+    fn abc(&self) -> (u64, u64, u64) {
+        (self.2 .0, self.0 .0, self.1 .0)
+    }
+}
+
 impl Abc for (&A, &B, &C, ()) {
     fn abc(&self) -> (u64, u64, u64) {
         (self.0 .0, self.1 .0, self.2 .0)
@@ -256,9 +268,25 @@ macro_rules! random_life {
                             assert_eq!(got, want, "round {round}: across worlds {e:?}");
                         }
                     }
-                    // Walks prove too.
-                    join((&world.a, &world.b, &world.c)).for_each(|_, _| {});
-                    join((&world.b, &world.c)).for_each(|_, _| {});
+                    // Walks prove too, and what they hand out is each
+                    // entity's own.
+                    let want: Vec<_> = world
+                        .a
+                        .entities()
+                        .iter()
+                        .filter_map(|&e| {
+                            Some((e, want3(world.a.get(e), world.b.get(e), world.c.get(e))?))
+                        })
+                        .map(|(e, (x, y, z))| (e, x.0, y.0, z.0))
+                        .collect();
+                    let seen = walk(join((&world.a, &world.b, &world.c)));
+                    assert_eq!(
+                        sorted(seen),
+                        sorted(want.clone()),
+                        "round {round}: walk (a, b, c)"
+                    );
+                    let seen = walk(join((&world.b, &world.c, &world.a)));
+                    assert_eq!(sorted(seen), sorted(want), "round {round}: walk (b, c, a)");
                     // Walks driven by a shorter storage look the first
                     // storage up and trust its slot in the later ones.
                     for (what, seen) in [
