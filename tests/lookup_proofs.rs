@@ -269,16 +269,18 @@ macro_rules! random_life {
                         }
                     }
                     // Walks prove too, and what they hand out is each
-                    // entity's own.
-                    let want: Vec<_> = world
-                        .a
-                        .entities()
-                        .iter()
-                        .filter_map(|&e| {
-                            Some((e, want3(world.a.get(e), world.b.get(e), world.c.get(e))?))
-                        })
-                        .map(|(e, (x, y, z))| (e, x.0, y.0, z.0))
-                        .collect();
+                    // entity's own: of `entities`, those with an A, a B and
+                    // a C, with them.
+                    let abc_of = |entities: &[Entity]| -> Vec<_> {
+                        entities
+                            .iter()
+                            .filter_map(|&e| {
+                                Some((e, want3(world.a.get(e), world.b.get(e), world.c.get(e))?))
+                            })
+                            .map(|(e, (x, y, z))| (e, x.0, y.0, z.0))
+                            .collect()
+                    };
+                    let want = abc_of(world.a.entities());
                     let seen = walk(join((&world.a, &world.b, &world.c)));
                     assert_eq!(
                         sorted(seen),
@@ -303,15 +305,7 @@ macro_rules! random_life {
                             walk(join((&world.a, &world.c, &world.t, &world.b))),
                         ),
                     ] {
-                        let want: Vec<_> = world
-                            .t
-                            .entities()
-                            .iter()
-                            .filter_map(|&e| {
-                                Some((e, want3(world.a.get(e), world.b.get(e), world.c.get(e))?))
-                            })
-                            .map(|(e, (x, y, z))| (e, x.0, y.0, z.0))
-                            .collect();
+                        let want = abc_of(world.t.entities());
                         assert_eq!(sorted(seen), sorted(want), "round {round}: {what}");
                     }
                     // Written joins (`query_mut` applies what is queued first).
