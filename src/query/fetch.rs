@@ -1594,6 +1594,16 @@ macro_rules! impl_tuples {
             /// [`find_driven`](Self::find_driven), each storage column after
             /// the first trusting the slot the first found the entity in
             /// below `proven` (see [`HandleLookup`]).
+            ///
+            /// Each element is told the driver's number among its own
+            /// columns (a number past them if it is not one of them). The
+            /// one the driver is among is told its slot; the others the slot
+            /// the last storage column found the entity in, if one did, a
+            /// hint they check (below `proven`, do not): storages filled
+            /// alike (spawned with one bundle) hold it in the same slot, so
+            /// each after the first finds it there, with no sparse lookup,
+            /// when the driver's order is not theirs (a marker's storage
+            /// driving).
             #[inline(always)]
             fn find_driven_proven(
                 &self,
@@ -1614,6 +1624,9 @@ macro_rules! impl_tuples {
                 Some(($($f,)+))
             }
 
+            /// [`find_driven_proven`](Self::find_driven_proven) with
+            /// nothing proven (a tuple nested in another, holding the
+            /// driver): every hint checked.
             #[inline(always)]
             fn find_driven(
                 &self,
@@ -1621,27 +1634,7 @@ macro_rules! impl_tuples {
                 slot: usize,
                 driver: usize,
             ) -> Option<Self::Found> {
-                let ($($f,)+) = self;
-                // Each element is told the driver's number among its own
-                // columns (a number past them if it is not one of them).
-                // The one the driver is among is told its slot; the others
-                // the slot the last storage column found the entity in, if
-                // one did, a hint they check: storages filled alike (spawned
-                // with one bundle) hold it in the same slot, so each after
-                // the first finds it there, with no sparse lookup, when the
-                // driver's order is not theirs (a marker's storage
-                // driving).
-                let mut first = 0;
-                let mut hint = slot;
-                $(
-                    let number = driver.wrapping_sub(first);
-                    let at = if number < <$f as Access<'w>>::COLUMNS { slot } else { hint };
-                    let $f = $f.find_driven(entity, at, number)?;
-                    hint = <$f as Access<'w>>::slot_of(&$f).unwrap_or(hint);
-                    first += <$f as Access<'w>>::COLUMNS;
-                )+
-                let _ = (first, hint);
-                Some(($($f,)+))
+                self.find_driven_proven(entity, slot, driver, 0)
             }
 
             #[inline(always)]
