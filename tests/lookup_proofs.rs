@@ -76,18 +76,45 @@ fn want3<X: Clone, Y: Clone, Z: Clone>(
 }
 
 /// What a walk hands out: each entity with its `A`, `B` and `C`, in any
-/// order of the columns.
-fn walk<'w, F>(join: typed_ecs::Join<'w, F>) -> Vec<(Entity, u64, u64, u64)>
+/// order of the columns. `make` makes the join twice: `for_each` walks
+/// one, a `for` loop the other (packed rows where every storage holds the
+/// driver's entities in the same slots, lookups otherwise), and both must
+/// hand out the same, in the same order.
+fn walk<'w, F>(make: impl Fn() -> typed_ecs::Join<'w, F>) -> Vec<(Entity, u64, u64, u64)>
 where
     F: typed_ecs::Fetch<'w>,
     for<'a> F::Item<'a>: Abc,
 {
     let mut seen = Vec::new();
-    join.for_each(|e, items| {
+    make().for_each(|e, items| {
         let (a, b, c) = items.abc();
         seen.push((e, a, b, c));
     });
+    let looped = make().into_iter();
+    let (least, most) = looped.size_hint();
+    let looped: Vec<_> = looped
+        .map(|(e, items)| {
+            let (a, b, c) = items.abc();
+            (e, a, b, c)
+        })
+        .collect();
+    assert_eq!(looped, seen, "a `for` loop and `for_each` differ");
+    if least == seen.len() && least > 0 {
+        PACKED_LOOPS.with(|packed| packed.set(packed.get() + 1));
+    }
+    assert!(
+        least <= seen.len() && most.is_some_and(|most| seen.len() <= most),
+        "a `for` loop's size hint ({least}, {most:?}) for {} items",
+        seen.len()
+    );
     seen
+}
+
+thread_local! {
+    /// The `for` loops of this thread's test that walked packed rows (a
+    /// size hint exact and not 0): so that no test here passes by never
+    /// walking them.
+    static PACKED_LOOPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
 /// The `A`, `B` and `C` of a join's items.
@@ -281,28 +308,28 @@ macro_rules! random_life {
                             .collect()
                     };
                     let want = abc_of(world.a.entities());
-                    let seen = walk(join((&world.a, &world.b, &world.c)));
+                    let seen = walk(|| join((&world.a, &world.b, &world.c)));
                     assert_eq!(
                         sorted(seen),
                         sorted(want.clone()),
                         "round {round}: walk (a, b, c)"
                     );
-                    let seen = walk(join((&world.b, &world.c, &world.a)));
+                    let seen = walk(|| join((&world.b, &world.c, &world.a)));
                     assert_eq!(sorted(seen), sorted(want), "round {round}: walk (b, c, a)");
                     // Walks driven by a shorter storage look the first
                     // storage up and trust its slot in the later ones.
                     for (what, seen) in [
                         (
                             "(a, b, c, with t)",
-                            walk(join((&world.a, &world.b, &world.c, With(&world.t)))),
+                            walk(|| join((&world.a, &world.b, &world.c, With(&world.t)))),
                         ),
                         (
                             "(a, b, c, t)",
-                            walk(join((&world.a, &world.b, &world.c, &world.t))),
+                            walk(|| join((&world.a, &world.b, &world.c, &world.t))),
                         ),
                         (
                             "(a, c, t, b)",
-                            walk(join((&world.a, &world.c, &world.t, &world.b))),
+                            walk(|| join((&world.a, &world.c, &world.t, &world.b))),
                         ),
                     ] {
                         let want = abc_of(world.t.entities());
@@ -333,6 +360,11 @@ macro_rules! random_life {
             assert!(
                 trusted > 1_000,
                 "the proofs were hardly in play: {trusted} lookups"
+            );
+            let packed = PACKED_LOOPS.with(|packed| packed.get());
+            assert!(
+                packed > 100,
+                "`for` loops hardly walked packed rows: {packed}"
             );
         }
     };

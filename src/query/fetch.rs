@@ -267,7 +267,8 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
 /// instead and gets this role from it: no walk of its rows is ever planned.
 pub(crate) trait Packed<'w>: Access<'w> {
     /// The rows of a packed walk: each storage's first slots, zipped.
-    type Rows: WalkRows<Item = Self::Item<'w>> + SplitRows;
+    /// (`Default`: no rows, for the walks that are not packed.)
+    type Rows: WalkRows<Item = Self::Item<'w>> + SplitRows + Default;
 
     /// The rows of a run of a driven walk whose columns line up (see
     /// [`lined_up`](Self::lined_up)): each column's slots in the run,
@@ -279,6 +280,16 @@ pub(crate) trait Packed<'w>: Access<'w> {
     /// The change marking of the fetch's written tracked columns, taken out
     /// by [`take_marks`](Self::take_marks); `()` when it has none.
     type Marks: Marks;
+
+    /// Whether [`into_rows`](Self::into_rows) also hands out the rows of a
+    /// driven walk whose every column lines up with the driver over all of
+    /// its slots (see [`lined_up`](Self::lined_up)), so that a `for` loop
+    /// walks them as packed rows: true where a column's rows are its
+    /// storage's first slots (a storage read or written, `Option` of one,
+    /// `With`); false where they depend on the walk (`Has`, whose rows are
+    /// lookups, and `Lazy`, whose marks follow its runs) or where there are
+    /// none (the columns walked only by lookup).
+    const ROWS: bool;
 
     /// The first `len` rows of every column, for a packed walk (each written
     /// tracked value among them marked, unless the marks were taken). Only
@@ -333,6 +344,7 @@ impl<'w, F: Unpacked<'w>> Packed<'w> for F {
     where
         Self: 'a;
     type Marks = ();
+    const ROWS: bool = false;
 
     #[inline]
     fn into_rows(self, len: usize) -> Self::Rows {
@@ -683,6 +695,7 @@ impl<'w, C: 'static, K: Track> Packed<'w> for &'w SparseMap<C, K> {
     where
         Self: 'a;
     type Marks = ();
+    const ROWS: bool = true;
 
     #[inline]
     fn into_rows(self, len: usize) -> &'w [C] {
@@ -826,6 +839,7 @@ macro_rules! impl_written_column {
             where
                 Self: 'a;
             type Marks = $marks;
+            const ROWS: bool = true;
 
             #[inline]
             fn into_rows(self, len: usize) -> &'w mut [C] {
@@ -880,6 +894,7 @@ impl<'w, C: 'static> Packed<'w> for LazyViewMut<'w, C> {
     where
         Self: 'a;
     type Marks = TrackedMarks<'w>;
+    const ROWS: bool = false;
 
     /// Never called with rows: a `Lazy` column's plan is never packed.
     #[inline]
@@ -1052,6 +1067,7 @@ impl<'w, F: Packed<'w>> Packed<'w> for Maybe<F> {
     where
         Self: 'a;
     type Marks = F::Marks;
+    const ROWS: bool = F::ROWS;
 
     #[inline]
     fn into_rows(self, len: usize) -> Self::Rows {
@@ -1159,6 +1175,7 @@ impl<'w, C: 'static, K: Track> Packed<'w> for With<&'w SparseMap<C, K>> {
     where
         Self: 'a;
     type Marks = ();
+    const ROWS: bool = true;
 
     #[inline]
     fn into_rows(self, len: usize) -> Units<'w> {
@@ -1302,6 +1319,7 @@ impl<'w, C: 'static, K: Track> Packed<'w> for Has<&'w SparseMap<C, K>> {
     where
         Self: 'a;
     type Marks = ();
+    const ROWS: bool = false;
 
     #[inline]
     fn into_rows(self, len: usize) -> Self::Rows {
@@ -1679,6 +1697,7 @@ macro_rules! impl_tuples {
             where
                 Self: 'a;
             type Marks = ($($f::Marks,)+);
+            const ROWS: bool = true $(&& $f::ROWS)+;
 
             #[inline]
             fn into_rows(self, len: usize) -> Self::Rows {
@@ -1717,7 +1736,7 @@ macro_rules! impl_tuples {
         impl<$($f: Cursor),+> Cursor for ($($f,)+) {
             type Item = ($($f::Item,)+);
 
-            #[inline]
+            #[inline(always)]
             fn next(&mut self, entity: Entity, slot: usize) -> Option<Self::Item> {
                 let ($($f,)+) = self;
                 // Every cursor steps, even past a column that does not

@@ -4,9 +4,10 @@ use core::iter::{Copied, Enumerate, Zip};
 use core::{fmt, slice};
 
 use super::fetch::{Cursor, Marks, Packed, ReadOnly};
-use super::plan::{Planner, Walk};
+use super::plan::{Plan, Planner, Walk};
 use super::rows::WalkRows;
 use crate::entity::Alive;
+use crate::sparse_map::line_up::LineUp;
 use crate::{Entity, EntityAllocator};
 
 /// Iterator over the results of a query: `(Entity, items)` for every
@@ -14,9 +15,11 @@ use crate::{Entity, EntityAllocator};
 /// by a `for` loop over a [`Join`](super::Join).
 ///
 /// Order follows the driving storage's dense order (the smallest required
-/// one) and is not otherwise promised. A query over one storage, or over
-/// exactly an owning group, walks packed slots and knows its length; a
-/// join knows only that the driver's length bounds it.
+/// one) and is not otherwise promised. A query over one storage, over
+/// exactly an owning group, or over storages that hold the driver's
+/// entities in the same slots (storages filled by the same spawns) walks
+/// packed slots and knows its length; otherwise it knows only that the
+/// driver's length bounds it.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -27,77 +30,116 @@ use crate::{Entity, EntityAllocator};
 /// world! { struct Game<Pos, Vel>; }
 ///
 /// let mut world = Game::new();
-/// world.spawn_with((Pos(1), Vel(0)));
-/// world.spawn_with((Pos(2),));
+/// let a = world.spawn_with((Pos(1), Vel(0)));
+/// let b = world.spawn_with((Pos(2), Vel(0)));
 /// let mut iter: QueryIter<'_, _> = world.query::<&Pos>();
 /// assert_eq!(iter.size_hint(), (2, Some(2)));
 /// assert_eq!(iter.next().map(|(_, pos)| pos.0), Some(1));
+/// // Spawned together: `Vel` holds `Pos`'s entities in the same slots.
+/// assert_eq!(world.query::<(&Pos, &Vel)>().size_hint(), (2, Some(2)));
+/// // `a` has no `Vel` now, and `b`'s moved into its slot: the walk,
+/// // driven by `Vel`, looks `b` up in `Pos`.
+/// world.remove::<Vel>(a);
 /// assert_eq!(world.query::<(&Pos, &Vel)>().size_hint(), (0, Some(1)));
+/// let found: Vec<_> = world.query::<(&Pos, &Vel)>().map(|(e, _)| e).collect();
+/// assert_eq!(found, [b]);
 /// ```
 pub struct QueryIter<'w, F: Packed<'w>> {
-    state: State<'w, F>,
+    /// A packed walk's entities zipped with its rows (empty for the other
+    /// walks): the first thing `next` tries, so that a `for` loop over
+    /// packed rows is a few instructions a row.
+    rows: Zip<Copied<slice::Iter<'w, Entity>>, <F::Rows as WalkRows>::Parts>,
+    /// A packed walk's marking of its written tracked columns, told of
+    /// each row handed out: when the walk ends (or the iterator is
+    /// dropped, or a panic unwinds through it), exactly the rows handed out
+    /// are marked. `None` for the other walks.
+    marks: Option<F::Marks>,
+    /// A driven walk, once `rows` are done (none for the others).
+    driven: Option<Driven<'w, F>>,
 }
 
-/// Where an iterator stands.
-enum State<'w, F: Packed<'w>> {
-    /// A packed walk: the entities, zipped with the rows, and the marking
-    /// of its written tracked columns, told of each row handed out: when
-    /// the walk ends (or the iterator is dropped, or a panic unwinds
-    /// through it), exactly the rows handed out are marked.
-    Packed(
-        Zip<Copied<slice::Iter<'w, Entity>>, <F::Rows as WalkRows>::Parts>,
-        F::Marks,
-    ),
-    /// A driven walk: the driver's entities, with their slots, and the
-    /// cursor; with `alive`, entities that are not alive are skipped.
-    Driven {
-        entities: Enumerate<slice::Iter<'w, Entity>>,
-        cursor: F::Cursor,
-        alive: Option<&'w EntityAllocator>,
-    },
-    /// Nothing matches (no column is required): no cursor is made.
-    Empty,
+/// A driven walk: the driver's entities, with their slots, and the cursor;
+/// with `alive`, entities that are not alive are skipped.
+struct Driven<'w, F: Packed<'w>> {
+    entities: Enumerate<slice::Iter<'w, Entity>>,
+    cursor: F::Cursor,
+    alive: Option<&'w EntityAllocator>,
 }
 
 impl<'w, F: Packed<'w>> QueryIter<'w, F> {
-    /// Iterates `fetch` along `walk`.
-    #[inline]
-    fn along(mut fetch: F, walk: Walk<'w>, alive: Option<&'w EntityAllocator>) -> Self {
-        let state = match walk {
-            Walk::Packed(entities) => {
-                // The rows are handed out one by one, and the loop may stop
-                // early: each is marked once handed out.
-                let marks = fetch.take_marks();
-                State::Packed(
-                    // The rows' parts (see `WalkRows`): with slices, a zip
-                    // the standard library walks by index.
-                    entities
-                        .iter()
-                        .copied()
-                        .zip(fetch.into_rows(entities.len()).parts()),
-                    marks,
-                )
-            }
+    /// Iterates the fetch `plan` was made of along its walk.
+    ///
+    /// A driven walk whose columns all line up with the driver over every
+    /// slot of it (storages filled by the same spawns: see
+    /// [`Packed::lined_up`], which the storages' line-up proofs answer
+    /// without comparing) is walked as packed rows, the first slots of
+    /// every column zipped, with no lookup or check per entity; where its
+    /// columns allow it ([`Packed::ROWS`]) and every entity the driver
+    /// holds is alive.
+    #[inline(always)]
+    fn along(mut fetch: F, plan: Plan<'w>, alive: Option<&'w EntityAllocator>) -> Self {
+        let lined_up = |fetch: &F, driver: &[Entity]| {
+            let order = plan.driver_line_up.map_or(0, LineUp::order);
+            F::ROWS
+                && alive.is_none()
+                && fetch.lined_up(driver, order, 0..driver.len()) == driver.len()
+        };
+        match plan.walk {
+            Walk::Packed(entities) => Self::packed(fetch, entities),
+            Walk::Driven(driver) if lined_up(&fetch, driver) => Self::packed(fetch, driver),
             Walk::Driven(driver) => {
                 fetch.drive(driver);
-                State::Driven {
-                    entities: driver.iter().enumerate(),
-                    cursor: fetch.into_cursor(),
-                    alive,
+                QueryIter {
+                    rows: Self::no_rows(),
+                    marks: None,
+                    driven: Some(Driven {
+                        entities: driver.iter().enumerate(),
+                        cursor: fetch.into_cursor(),
+                        alive,
+                    }),
                 }
             }
-            Walk::Empty => State::Empty,
-        };
-        QueryIter { state }
+            // Nothing matches (no column is required): no cursor is made.
+            Walk::Empty => QueryIter {
+                rows: Self::no_rows(),
+                marks: None,
+                driven: None,
+            },
+        }
+    }
+
+    /// The packed walk of `entities` and the first as many rows of every
+    /// column.
+    #[inline(always)]
+    fn packed(mut fetch: F, entities: &'w [Entity]) -> Self {
+        // The rows are handed out one by one, and the loop may stop
+        // early: each is marked once handed out.
+        let marks = fetch.take_marks();
+        QueryIter {
+            // The rows' parts (see `WalkRows`): with slices, a zip the
+            // standard library walks by index.
+            rows: entities
+                .iter()
+                .copied()
+                .zip(fetch.into_rows(entities.len()).parts()),
+            marks: Some(marks),
+            driven: None,
+        }
+    }
+
+    /// The rows of a walk that is not packed: none.
+    #[inline(always)]
+    fn no_rows() -> Zip<Copied<slice::Iter<'w, Entity>>, <F::Rows as WalkRows>::Parts> {
+        [].iter().copied().zip(F::Rows::default().parts())
     }
 
     /// Iterates a fetch (a `for` loop over a [`Join`](super::Join)), driven
     /// by the shortest required column, as `for_each` is.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn new(fetch: F) -> Self {
         let mut planner = Planner::new();
         fetch.plan(&mut planner);
-        Self::along(fetch, planner.finish().walk, None)
+        Self::along(fetch, planner.finish(), None)
     }
 
     /// Iterates a world's read-only fetch as the world sees it (`alive`,
@@ -114,7 +156,7 @@ impl<'w, F: Packed<'w>> QueryIter<'w, F> {
             Alive::Check(entities) => (Planner::out_of_step(), Some(entities)),
         };
         fetch.plan(&mut planner);
-        Self::along(fetch, planner.finish().walk, alive)
+        Self::along(fetch, planner.finish(), alive)
     }
 }
 
@@ -138,28 +180,29 @@ fn visit<C: Cursor>(
 impl<'w, F: Packed<'w>> Iterator for QueryIter<'w, F> {
     type Item = (Entity, F::Item<'w>);
 
-    #[inline]
+    /// A driven walk's next match, or else the next packed row: a `for`
+    /// loop over packed rows (storages filled alike) takes a few
+    /// instructions a row, inlined.
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        match &mut self.state {
-            State::Packed(rows, marks) => {
-                let (entity, part) = rows.next()?;
-                marks.more(1);
-                Some((entity, F::Rows::item(part)))
-            }
-            State::Driven {
-                entities,
-                cursor,
-                alive,
-            } => {
-                for (slot, &entity) in entities.by_ref() {
-                    if let Some(items) = visit(cursor, *alive, entity, slot) {
-                        return Some((entity, items));
-                    }
+        if let Some(Driven {
+            entities,
+            cursor,
+            alive,
+        }) = &mut self.driven
+        {
+            for (slot, &entity) in entities.by_ref() {
+                if let Some(items) = visit(cursor, *alive, entity, slot) {
+                    return Some((entity, items));
                 }
-                None
             }
-            State::Empty => None,
+            return None;
         }
+        let (entity, part) = self.rows.next()?;
+        if let Some(marks) = &mut self.marks {
+            marks.more(1);
+        }
+        Some((entity, F::Rows::item(part)))
     }
 
     /// The whole walk in one loop (what `for_each`, `sum`, `count`… call):
@@ -170,37 +213,42 @@ impl<'w, F: Packed<'w>> Iterator for QueryIter<'w, F> {
     where
         G: FnMut(B, Self::Item) -> B,
     {
-        match self.state {
-            State::Packed(rows, mut marks) => {
-                // Every row left is handed out (a panic in `g` leaves the
-                // rest marked too: a mark too many, never one missing).
-                // The rows are slices zipped: the lower bound is exact.
-                marks.more(rows.size_hint().0);
-                rows.fold(init, |acc, (entity, part)| {
-                    g(acc, (entity, F::Rows::item(part)))
-                })
-            }
-            State::Driven {
-                entities,
-                mut cursor,
-                alive,
-            } => entities.fold(init, |acc, (slot, &entity)| {
-                match visit(&mut cursor, alive, entity, slot) {
-                    Some(items) => g(acc, (entity, items)),
-                    None => acc,
-                }
-            }),
-            State::Empty => init,
+        let QueryIter {
+            rows,
+            mut marks,
+            driven,
+        } = self;
+        // Every row left is handed out (a panic in `g` leaves the rest
+        // marked too: a mark too many, never one missing). The rows are
+        // slices zipped: the lower bound is exact.
+        if let Some(marks) = &mut marks {
+            marks.more(rows.size_hint().0);
         }
+        let acc = rows.fold(init, |acc, (entity, part)| {
+            g(acc, (entity, F::Rows::item(part)))
+        });
+        drop(marks);
+        let Some(Driven {
+            entities,
+            mut cursor,
+            alive,
+        }) = driven
+        else {
+            return acc;
+        };
+        entities.fold(acc, |acc, (slot, &entity)| {
+            match visit(&mut cursor, alive, entity, slot) {
+                Some(items) => g(acc, (entity, items)),
+                None => acc,
+            }
+        })
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        match &self.state {
-            State::Packed(rows, _) => rows.size_hint(),
-            State::Driven { entities, .. } => (0, Some(entities.len())),
-            State::Empty => (0, Some(0)),
-        }
+        let (rows, _) = self.rows.size_hint();
+        let driven = self.driven.as_ref().map_or(0, |d| d.entities.len());
+        (rows, Some(rows + driven))
     }
 }
 
@@ -213,27 +261,22 @@ where
     F::Marks: Clone,
 {
     fn clone(&self) -> Self {
-        let state = match &self.state {
-            State::Packed(rows, marks) => State::Packed(rows.clone(), marks.clone()),
-            State::Driven {
-                entities,
-                cursor,
-                alive,
-            } => State::Driven {
-                entities: entities.clone(),
-                cursor: cursor.clone(),
-                alive: *alive,
-            },
-            State::Empty => State::Empty,
-        };
-        QueryIter { state }
+        QueryIter {
+            rows: self.rows.clone(),
+            marks: self.marks.clone(),
+            driven: self.driven.as_ref().map(|driven| Driven {
+                entities: driven.entities.clone(),
+                cursor: driven.cursor.clone(),
+                alive: driven.alive,
+            }),
+        }
     }
 }
 
 impl<'w, F: Packed<'w>> fmt::Debug for QueryIter<'w, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("QueryIter")
-            .field("packed", &matches!(self.state, State::Packed(..)))
+            .field("packed", &self.marks.is_some())
             .field("remaining_at_most", &self.size_hint().1)
             .finish_non_exhaustive()
     }

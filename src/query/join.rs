@@ -465,7 +465,7 @@ impl<'w, F: Packed<'w>> IntoIterator for Join<'w, F> {
     type Item = (Entity, F::Item<'w>);
     type IntoIter = QueryIter<'w, F>;
 
-    #[inline]
+    #[inline(always)]
     fn into_iter(self) -> QueryIter<'w, F> {
         QueryIter::new(self.fetch)
     }

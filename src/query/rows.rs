@@ -93,7 +93,7 @@ walk_as_is! {
 }
 
 /// The rows of a `With<C>` filter: one `()` per grouped entity.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Units<'w>(pub(crate) &'w [Entity]);
 
 impl<'w> IntoIterator for Units<'w> {
@@ -170,7 +170,7 @@ impl<I> SplitRows for NoRows<I> {
 
 /// The rows of an `Option<&C>` element: `Some` of the inner rows. (A query
 /// with an optional element never walks densely, but the type must exist.)
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct MaybeRows<D>(pub(crate) D);
 
 impl<D: WalkRows> WalkRows for MaybeRows<D> {
@@ -198,7 +198,7 @@ impl<D: SplitRows> SplitRows for MaybeRows<D> {
 
 /// The rows of a tuple of elements: their parts zipped, each part made
 /// a tuple of the elements' rows.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Rows<T>(pub(crate) T);
 
 /// `Zip<Zip<A, B>, C>` from `A, B, C`.
