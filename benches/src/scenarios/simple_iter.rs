@@ -80,12 +80,23 @@ pub const SCENARIO_PLAIN: Scenario = Scenario {
     size_note: "",
     test_size: 100,
     fresh_state: false,
-    impls: crate::impls![typed_ecs = plain, hecs, bevy, shipyard, specs, raw],
+    impls: crate::impls![
+        typed_ecs = plain,
+        typed_ecs_for = plain_for,
+        hecs,
+        bevy,
+        shipyard,
+        specs,
+        raw
+    ],
     notes: "typed_ecs declares no group: `query_mut::<(&mut Position, &Velocity)>().for_each(..)` \
             is driven by one storage; the two list the entities in the same order (each was \
             spawned with one bundle), so it walks them side by side as rows once it has checked, \
             16 entities at a time, that they line up. The storages remember that check: every \
-            run after the first, with no entity moved or removed since, skips it. sparsey is \
+            run after the first, with no entity moved or removed since, skips it. \
+            `typed_ecs_for` is the same world walked by a `for` loop over the same query, as \
+            hecs's and bevy's are: it asks once whether the storages line up over all of the \
+            driver's slots, and walks them as rows if so. sparsey is \
             left out: its `simple_iter` world packs the pair in a group, and without one it has \
             no join of its own.",
 };
@@ -278,6 +289,31 @@ pub mod plain {
     }
 
     typed_ecs_state!(PlainWorld);
+}
+
+/// `simple_iter_plain` as a `for` loop: `for (_, (p, v)) in
+/// world.query_mut::<(&mut Position, &Velocity)>()`, as hecs's and bevy's
+/// are written.
+pub mod plain_for {
+    use super::plain::PlainWorld;
+    use super::*;
+
+    pub struct State(PlainWorld);
+
+    pub fn setup(n: usize) -> State {
+        State(super::plain::setup(n).0)
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            for (_, (p, v)) in self.0.query_mut::<(&mut Position, &Velocity)>() {
+                integrate(p, v);
+            }
+        }
+        fn check(&self) -> Check {
+            check(self.0.position.values())
+        }
+    }
 }
 
 pub mod hecs {
