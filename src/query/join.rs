@@ -83,12 +83,15 @@ pub fn join<'w, T: IntoFetch<'w>>(storages: T) -> Join<'w, T::Fetch> {
 ///   as `for_each`, whatever the order of the terms (of two storages as
 ///   small, a written one). An iterator hands out each `&mut` for as long
 ///   as the loop keeps it, so safe code can hand them out in order from the
-///   storage the loop walks. Over exactly an owning group it walks the
-///   packed slots, whatever it writes. Any other written storage (a larger
-///   one, a second `&mut`, an `Option<&mut C>`, a `Changed<&mut C>`) hands
-///   out its values by handle from a table of one pointer per value, made
-///   when the loop starts, each value at most once: that table is the one
-///   cost `for_each` does not have.
+///   storage the loop walks. Over exactly an owning group, or over
+///   storages that hold the driver's entities in the same slots over all
+///   of them (filled by the same spawns), it walks the packed slots,
+///   whatever it writes, as fast as `for_each`. Otherwise any other
+///   written storage (a larger one, a second `&mut`, an `Option<&mut C>`,
+///   a `Changed<&mut C>`) hands out its values by handle from a table of
+///   one pointer per value, made when the loop starts, each value at most
+///   once: that table is a cost `for_each` does not have, nor does it look
+///   up the runs of storages that line up in part.
 /// * `par_for_each` (feature `rayon`) runs on rayon's thread pool when the
 ///   query writes at most one storage (its dense range is split across
 ///   threads), and for every shape over exactly an owning group.
@@ -456,11 +459,13 @@ fn look_up<'w, F: Packed<'w>>(
 
 /// A `for` loop runs every query shape. It walks an owning group's packed
 /// slots, or is driven by the smallest required storage (of two as short,
-/// a written one), as [`for_each`](Join::for_each) is. A written storage
-/// that does not drive (a larger one, a second `&mut`, an
-/// `Option<&mut C>`, a `Changed<&mut C>`) hands out its values by handle,
-/// from a table of one pointer per value made when the loop starts:
-/// `for_each` needs no table.
+/// a written one), as [`for_each`](Join::for_each) is. If every storage
+/// holds the driver's entities in the same slots over all of them (storages
+/// filled by the same spawns), it walks their slots side by side, as over a
+/// group. Otherwise a written storage that does not drive (a larger one, a
+/// second `&mut`, an `Option<&mut C>`, a `Changed<&mut C>`) hands out its
+/// values by handle, from a table of one pointer per value made when the
+/// loop starts: `for_each` needs no table.
 impl<'w, F: Packed<'w>> IntoIterator for Join<'w, F> {
     type Item = (Entity, F::Item<'w>);
     type IntoIter = QueryIter<'w, F>;
