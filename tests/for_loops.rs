@@ -152,7 +152,8 @@ fn columns_that_answer_per_entity_look_up_and_agree() {
 fn a_broken_line_up_falls_back_to_lookups() {
     let (mut world, made) = spawned(60);
     // `made[7]` loses its velocity: the last velocity moves into its slot,
-    // so `Vel` no longer holds `Pos`'s entities in `Pos`'s slots.
+    // so `Vel` no longer holds `Pos`'s entities in `Pos`'s slots, from the
+    // first 16 on (line-ups are counted 16 slots at a time).
     world.remove::<Vel>(made[7]);
     let iter = world.query::<(&Pos, &Vel)>();
     assert_eq!(
@@ -170,6 +171,68 @@ fn a_broken_line_up_falls_back_to_lookups() {
         let moved = if k == 7 { k } else { 11 * k };
         assert_eq!(world.pos.get(e), Some(&Pos(moved)), "{e:?}");
     }
+}
+
+/// Storages that line up with the driver in their first slots only: a
+/// loop that writes no storage but its driver walks those slots as rows,
+/// then looks the rest up; one that writes another storage, or a tracked
+/// one, looks every entity up. Each hands out every match once, in the
+/// driver's order.
+#[test]
+fn a_line_up_in_part_walks_its_first_slots_as_rows() {
+    let (mut world, made) = spawned(60);
+    // Slots 0 to 39 of `Vel` still hold `Pos`'s entities; slot 40 holds
+    // the last one's, moved there: two whole runs of 16 line up.
+    world.remove::<Vel>(made[40]);
+    let iter = world.query::<(&Pos, &Vel)>();
+    assert_eq!(iter.size_hint(), (32, Some(59)), "32 rows, then lookups");
+    let got: Vec<_> = iter.map(|(e, (p, v))| (e, p.0, v.0)).collect();
+    assert_eq!(got, expected(&world, world.vel.entities()));
+    let counted = world.query::<(&Pos, &Vel)>().count();
+    assert_eq!(counted, 59, "`count` folds the rows, then the lookups");
+
+    // The written `Vel` drives (it is the shorter): rows, then lookups.
+    let iter = world.query_mut::<(&mut Vel, &Pos)>().into_iter();
+    assert_eq!(iter.size_hint(), (32, Some(59)));
+    let mut order = Vec::new();
+    for (e, (v, p)) in iter {
+        v.0 += p.0;
+        order.push(e);
+    }
+    assert_eq!(order, world.vel.entities());
+    // The written `Pos` does not drive: every entity looked up.
+    let iter = world.query_mut::<(&mut Pos, &Vel)>().into_iter();
+    assert_eq!(iter.size_hint(), (0, Some(59)));
+    for (_, (p, v)) in iter {
+        p.0 -= v.0;
+    }
+    for (k, &e) in made.iter().enumerate() {
+        let k = k as i64;
+        if k == 40 {
+            assert_eq!(world.vel.get(e), None);
+            assert_eq!(world.pos.get(e), Some(&Pos(k)), "{e:?}");
+        } else {
+            assert_eq!(world.vel.get(e), Some(&Vel(11 * k)), "{e:?}");
+            assert_eq!(world.pos.get(e), Some(&Pos(-10 * k)), "{e:?}");
+        }
+    }
+
+    // A tracked written driver: looked up, each value marked as handed out.
+    let mut watched = Watched::new();
+    let made: Vec<Entity> = (0..60)
+        .map(|i| watched.spawn_with((Pos(i), Vel(1))))
+        .collect();
+    watched.remove::<Pos>(made[40]);
+    watched.clear_changes();
+    let mut iter = watched.query_mut::<(&mut Pos, &Vel)>().into_iter();
+    assert_eq!(iter.size_hint(), (0, Some(59)));
+    let handed: Vec<Entity> = iter.by_ref().take(45).map(|(e, _)| e).collect();
+    drop(iter);
+    let mut changed: Vec<Entity> = watched.query::<Changed<&Pos>>().map(|(e, _)| e).collect();
+    changed.sort();
+    let mut handed = handed;
+    handed.sort();
+    assert_eq!(changed, handed);
 }
 
 #[test]
@@ -238,25 +301,29 @@ fn a_world_skips_the_entities_it_does_not_have_in_storages_from_another() {
 /// A random life of a world against a `HashMap` model: spawns with some
 /// components, despawns, components added and removed; each round, `for`
 /// loops of several shapes write and read, and every value must be the
-/// model's. Most rounds' storages line up (the loops walk packed rows),
-/// some do not (they look up): both are counted, so that neither goes
-/// untested.
+/// model's. Some rounds' storages line up (the loops walk packed rows),
+/// some do not (they look up), some in part (rows, then lookups): each is
+/// counted, so that none goes untested.
 #[test]
 fn random_lives_of_for_loops_against_a_model() {
-    let (mut packed, mut looked_up) = (0, 0);
+    let (mut packed, mut looked_up, mut in_part) = (0, 0, 0);
     for seed in 0..8 {
         let mut rng = Rng::new(seed);
-        // Odd seeds break the line-ups (a lone `Pos`, a velocity removed
-        // or added): their loops look up. Even seeds spawn, despawn and
-        // add `Extra` only: `Pos`, `Vel` and `Tag` stay lined up.
-        let breaks = seed % 2 == 1;
+        // Seeds 0 to 3 spawn, despawn and add `Extra` only: `Pos`, `Vel`
+        // and `Tag` stay lined up. Seeds 4 to 7 also break the line-ups (a
+        // lone `Pos`, a velocity removed or added), from round 40 on, when
+        // the storages hold about 80 entities lined up; the first break,
+        // and the despawns after it, break them further and further to
+        // the front: their loops walk rows, then look up, and in the end
+        // look every entity up.
         let mut world = Game::new();
         let mut model: HashMap<Entity, (i64, Option<i64>, bool, Option<i64>)> = HashMap::new();
         let mut made: Vec<Entity> = Vec::new();
         for round in 0..150 {
+            let breaks = seed >= 4 && round >= 40;
             for _ in 0..rng.below(6) {
                 let i = rng.below(1000) as i64;
-                let e = if !breaks || rng.chance(80) {
+                let e = if !breaks || rng.chance(90) {
                     world.spawn_with((Pos(i), Vel(i % 7), Tag))
                 } else {
                     world.spawn_with((Pos(i),))
@@ -305,6 +372,21 @@ fn random_lives_of_for_loops_against_a_model() {
                 looked_up += 1;
             }
             assert!(handed <= most.unwrap(), "seed {seed} round {round}");
+            // Written through `Vel`, the shorter storage, which drives:
+            // rows as far as `Pos` lines up with it, then lookups.
+            let iter = world.query_mut::<(&mut Vel, &Pos)>().into_iter();
+            let (least, _) = iter.size_hint();
+            let mut handed = 0;
+            for (e, (v, p)) in iter {
+                v.0 = (v.0 + p.0).rem_euclid(7);
+                handed += 1;
+                let (pos, vel, _, _) = model.get_mut(&e).expect("a live entity");
+                let vel = vel.as_mut().expect("an entity with a velocity");
+                *vel = (*vel + *pos).rem_euclid(7);
+            }
+            if 0 < least && least < handed {
+                in_part += 1;
+            }
             // Written through a join with an optional and a filter column.
             for (e, (p, extra, ())) in join((&mut world.pos, Maybe(&world.extra), With(&world.tag)))
             {
@@ -330,7 +412,7 @@ fn random_lives_of_for_loops_against_a_model() {
         world.assert_invariants();
     }
     assert!(
-        packed > 100 && looked_up > 100,
-        "packed {packed}, looked up {looked_up}"
+        packed > 100 && looked_up > 100 && in_part > 100,
+        "packed {packed}, looked up {looked_up}, lined up in part {in_part}"
     );
 }

@@ -240,8 +240,9 @@ pub(crate) trait Access<'w>: FetchItem<'w> + Sized {
 
     /// Splits the written column into its slots `..mid` and `mid..` of the
     /// walk's driver (which is that column); read columns are shared. Only
-    /// called when the plan has a writer walk.
-    #[cfg_attr(not(feature = "rayon"), allow(dead_code))] // `par_for_each` only
+    /// called when the plan has a writer walk, and it drives: a parallel
+    /// walk's halves, and a `for` loop's rows and the lookups after them
+    /// (see [`QueryIter`](super::QueryIter)).
     fn split_at(self, mid: usize) -> (Self, Self);
 
     /// Tells each column which entities drive the walk about to start (the
@@ -373,7 +374,6 @@ impl<'w, F: Unpacked<'w>> Packed<'w> for F {
 /// to its end.
 pub(crate) trait Marks {
     /// `false` if there is nothing to mark (no written tracked column).
-    #[cfg_attr(not(feature = "rayon"), allow(dead_code))] // `par_for_each` only
     const ANY: bool;
 
     /// Marks the values in `slots` of every written tracked column (the

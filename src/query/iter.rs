@@ -18,8 +18,9 @@ use crate::{Entity, EntityAllocator};
 /// one) and is not otherwise promised. A query over one storage, over
 /// exactly an owning group, or over storages that hold the driver's
 /// entities in the same slots (storages filled by the same spawns) walks
-/// packed slots and knows its length; otherwise it knows only that the
-/// driver's length bounds it.
+/// packed slots and knows its length; otherwise it knows how many of the
+/// first slots it walks packed, and that the driver's length bounds the
+/// rest.
 ///
 /// ```
 /// use typed_ecs::prelude::*;
@@ -54,7 +55,7 @@ pub struct QueryIter<'w, F: Packed<'w>> {
     /// dropped, or a panic unwinds through it), exactly the rows handed out
     /// are marked. `None` for the other walks.
     marks: Option<F::Marks>,
-    /// A driven walk, once `rows` are done (none for the others).
+    /// A driven walk, after the `rows` (none for the others).
     driven: Option<Driven<'w, F>>,
 }
 
@@ -69,42 +70,70 @@ struct Driven<'w, F: Packed<'w>> {
 impl<'w, F: Packed<'w>> QueryIter<'w, F> {
     /// Iterates the fetch `plan` was made of along its walk.
     ///
-    /// A driven walk whose columns all line up with the driver over every
-    /// slot of it (storages filled by the same spawns: see
+    /// A driven walk whose columns line up with the driver from its first
+    /// slot on (storages filled by the same spawns: see
     /// [`Packed::lined_up`], which the storages' line-up proofs answer
-    /// without comparing) is walked as packed rows, the first slots of
-    /// every column zipped, with no lookup or check per entity; where its
-    /// columns allow it ([`Packed::ROWS`]) and every entity the driver
+    /// without comparing) walks those slots as packed rows, the slots of
+    /// every column zipped, with no lookup or check per entity: all of
+    /// them, or, where its fetch can be split there as a parallel walk
+    /// splits it (no written column but the driver, untracked), the slots
+    /// up to the first that differs, then the rest by lookup. Only where
+    /// its columns allow it ([`Packed::ROWS`]) and every entity the driver
     /// holds is alive.
     #[inline(always)]
     fn along(mut fetch: F, plan: Plan<'w>, alive: Option<&'w EntityAllocator>) -> Self {
-        let lined_up = |fetch: &F, driver: &[Entity]| {
-            let order = plan.driver_line_up.map_or(0, LineUp::order);
-            F::ROWS
-                && alive.is_none()
-                && fetch.lined_up(driver, order, 0..driver.len()) == driver.len()
-        };
-        match plan.walk {
-            Walk::Packed(entities) => Self::packed(fetch, entities),
-            Walk::Driven(driver) if lined_up(&fetch, driver) => Self::packed(fetch, driver),
-            Walk::Driven(driver) => {
-                fetch.drive(driver);
-                QueryIter {
+        let driver = match plan.walk {
+            Walk::Packed(entities) => return Self::packed(fetch, entities),
+            Walk::Driven(driver) => driver,
+            // Nothing matches (no column is required): no cursor is made.
+            Walk::Empty => {
+                return QueryIter {
                     rows: Self::no_rows(),
                     marks: None,
-                    driven: Some(Driven {
-                        entities: driver.iter().enumerate(),
-                        cursor: fetch.into_cursor(),
-                        alive,
-                    }),
+                    driven: None,
                 }
             }
-            // Nothing matches (no column is required): no cursor is made.
-            Walk::Empty => QueryIter {
-                rows: Self::no_rows(),
-                marks: None,
-                driven: None,
-            },
+        };
+        let run = if F::ROWS && alive.is_none() {
+            let order = plan.driver_line_up.map_or(0, LineUp::order);
+            fetch.lined_up(driver, order, 0..driver.len())
+        } else {
+            0
+        };
+        if run == driver.len() {
+            return Self::packed(fetch, driver);
+        }
+        // The written column, if any, drives and is not tracked: the fetch
+        // splits at `run` (the driver's written values in two; the read
+        // columns, whole, shared by both). A tracked written column's
+        // halves could not both mark what they hand out.
+        let splits = !F::Marks::ANY
+            && matches!(plan.writer_walk, Some(Walk::Driven(w)) if core::ptr::eq(w, driver));
+        if run > 0 && splits {
+            let (head, mut tail) = fetch.split_at(run);
+            let (lined, rest) = driver.split_at(run);
+            tail.drive(rest);
+            let mut iter = Self::packed(head, lined);
+            let mut entities = driver.iter().enumerate();
+            // The driver's slots, counted from its first: the read
+            // columns try them first.
+            entities.nth(run - 1);
+            iter.driven = Some(Driven {
+                entities,
+                cursor: tail.into_cursor(),
+                alive,
+            });
+            return iter;
+        }
+        fetch.drive(driver);
+        QueryIter {
+            rows: Self::no_rows(),
+            marks: None,
+            driven: Some(Driven {
+                entities: driver.iter().enumerate(),
+                cursor: fetch.into_cursor(),
+                alive,
+            }),
         }
     }
 
@@ -177,32 +206,50 @@ fn visit<C: Cursor>(
     Some(items)
 }
 
+impl<'w, F: Packed<'w>> Driven<'w, F> {
+    /// The matches left, in one loop (see [`Iterator::fold`]).
+    #[inline]
+    fn fold<B>(self, init: B, g: &mut impl FnMut(B, (Entity, F::Item<'w>)) -> B) -> B {
+        let Driven {
+            entities,
+            mut cursor,
+            alive,
+        } = self;
+        entities.fold(init, |acc, (slot, &entity)| {
+            match visit(&mut cursor, alive, entity, slot) {
+                Some(items) => g(acc, (entity, items)),
+                None => acc,
+            }
+        })
+    }
+
+    /// The next match.
+    #[inline(always)]
+    fn step(&mut self) -> Option<(Entity, F::Item<'w>)> {
+        for (slot, &entity) in self.entities.by_ref() {
+            if let Some(items) = visit(&mut self.cursor, self.alive, entity, slot) {
+                return Some((entity, items));
+            }
+        }
+        None
+    }
+}
+
 impl<'w, F: Packed<'w>> Iterator for QueryIter<'w, F> {
     type Item = (Entity, F::Item<'w>);
 
-    /// A driven walk's next match, or else the next packed row: a `for`
-    /// loop over packed rows (storages filled alike) takes a few
-    /// instructions a row, inlined.
+    /// The next packed row (a packed walk has only those; a walk lined up
+    /// in part, its first slots), then the driven walk's next match: a
+    /// `for` loop over packed rows takes a few instructions a row, inlined.
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(Driven {
-            entities,
-            cursor,
-            alive,
-        }) = &mut self.driven
-        {
-            for (slot, &entity) in entities.by_ref() {
-                if let Some(items) = visit(cursor, *alive, entity, slot) {
-                    return Some((entity, items));
-                }
+        if let Some((entity, part)) = self.rows.next() {
+            if let Some(marks) = &mut self.marks {
+                marks.more(1);
             }
-            return None;
+            return Some((entity, F::Rows::item(part)));
         }
-        let (entity, part) = self.rows.next()?;
-        if let Some(marks) = &mut self.marks {
-            marks.more(1);
-        }
-        Some((entity, F::Rows::item(part)))
+        self.driven.as_mut()?.step()
     }
 
     /// The whole walk in one loop (what `for_each`, `sum`, `count`… call):
@@ -228,27 +275,17 @@ impl<'w, F: Packed<'w>> Iterator for QueryIter<'w, F> {
             g(acc, (entity, F::Rows::item(part)))
         });
         drop(marks);
-        let Some(Driven {
-            entities,
-            mut cursor,
-            alive,
-        }) = driven
-        else {
-            return acc;
-        };
-        entities.fold(acc, |acc, (slot, &entity)| {
-            match visit(&mut cursor, alive, entity, slot) {
-                Some(items) => g(acc, (entity, items)),
-                None => acc,
-            }
-        })
+        match driven {
+            Some(driven) => driven.fold(acc, &mut g),
+            None => acc,
+        }
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         let (rows, _) = self.rows.size_hint();
-        let driven = self.driven.as_ref().map_or(0, |d| d.entities.len());
-        (rows, Some(rows + driven))
+        let driven = |d: &Option<Driven<'w, F>>| d.as_ref().map_or(0, |d| d.entities.len());
+        (rows, Some(rows + driven(&self.driven)))
     }
 }
 
@@ -261,14 +298,17 @@ where
     F::Marks: Clone,
 {
     fn clone(&self) -> Self {
-        QueryIter {
-            rows: self.rows.clone(),
-            marks: self.marks.clone(),
-            driven: self.driven.as_ref().map(|driven| Driven {
+        let driven = |d: &Option<Driven<'w, F>>| {
+            d.as_ref().map(|driven| Driven {
                 entities: driven.entities.clone(),
                 cursor: driven.cursor.clone(),
                 alive: driven.alive,
-            }),
+            })
+        };
+        QueryIter {
+            rows: self.rows.clone(),
+            marks: self.marks.clone(),
+            driven: driven(&self.driven),
         }
     }
 }

@@ -86,12 +86,14 @@ pub fn join<'w, T: IntoFetch<'w>>(storages: T) -> Join<'w, T::Fetch> {
 ///   storage the loop walks. Over exactly an owning group, or over
 ///   storages that hold the driver's entities in the same slots over all
 ///   of them (filled by the same spawns), it walks the packed slots,
-///   whatever it writes, as fast as `for_each`. Otherwise any other
-///   written storage (a larger one, a second `&mut`, an `Option<&mut C>`,
-///   a `Changed<&mut C>`) hands out its values by handle from a table of
-///   one pointer per value, made when the loop starts, each value at most
-///   once: that table is a cost `for_each` does not have, nor does it look
-///   up the runs of storages that line up in part.
+///   whatever it writes, as fast as `for_each`; over storages that do so
+///   in their first slots, it walks those, then looks the rest up, if it
+///   writes no storage but its driver, and that one untracked. Otherwise
+///   any other written storage (a larger one, a second `&mut`, an
+///   `Option<&mut C>`, a `Changed<&mut C>`) hands out its values by handle
+///   from a table of one pointer per value, made when the loop starts,
+///   each value at most once: that table is a cost `for_each` does not
+///   have, nor does it look up the later runs that line up.
 /// * `par_for_each` (feature `rayon`) runs on rayon's thread pool when the
 ///   query writes at most one storage (its dense range is split across
 ///   threads), and for every shape over exactly an owning group.
@@ -462,7 +464,9 @@ fn look_up<'w, F: Packed<'w>>(
 /// a written one), as [`for_each`](Join::for_each) is. If every storage
 /// holds the driver's entities in the same slots over all of them (storages
 /// filled by the same spawns), it walks their slots side by side, as over a
-/// group. Otherwise a written storage that does not drive (a larger one, a
+/// group; if they do in their first slots, it walks those side by side and
+/// looks the rest up, where it writes no storage but its driver, untracked.
+/// Otherwise a written storage that does not drive (a larger one, a
 /// second `&mut`, an `Option<&mut C>`, a `Changed<&mut C>`) hands out its
 /// values by handle, from a table of one pointer per value made when the
 /// loop starts: `for_each` needs no table.

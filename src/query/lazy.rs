@@ -246,9 +246,9 @@ impl<'w, T> LazyViewMut<'w, T> {
 
     /// Splits the view for a parallel walk (see
     /// [`TrackedViewMut::split_at`]: every value is marked here unless the
-    /// walk took the marks first).
+    /// walk took the marks first). (A `for` loop never splits a `Lazy`
+    /// column: it walks no rows.)
     #[inline]
-    #[cfg_attr(not(feature = "rayon"), allow(dead_code))] // `par_for_each` only
     pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
         let (a, b) = self.into_marking().split_at(mid);
         (

@@ -260,7 +260,6 @@ pub(crate) struct Plan<'w> {
     /// For a walk the written column must drive (a parallel split): packed, or driven by the one written column (by the shortest
     /// required one if none is written); `None` if two columns are written
     /// outside one packed group, or an optional one is.
-    #[cfg_attr(not(any(test, feature = "rayon")), allow(dead_code))] // `par_for_each` only
     pub(crate) writer_walk: Option<Walk<'w>>,
     /// A column is not in step with the world (a world's read-only query
     /// then skips dead entities, and never walks packed). Read by the

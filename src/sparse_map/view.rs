@@ -302,9 +302,9 @@ impl<'w, T> ViewMut<'w, T> {
     }
 
     /// Splits the view into the windows of slots `..mid` and `mid..`, for a
-    /// parallel walk. Each window finds only the entities in its slots.
+    /// parallel walk or a `for` loop's rows and the lookups after them.
+    /// Each window finds only the entities in its slots.
     #[inline]
-    #[cfg_attr(not(feature = "rayon"), allow(dead_code))] // `par_for_each` only
     pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
         let mid = mid.min(self.dense.len());
         let (dense_a, dense_b) = self.dense.split_at(mid);
@@ -593,9 +593,9 @@ impl<'w, T> TrackedViewMut<'w, T> {
     /// Splits the view for a parallel walk. The halves cannot share the
     /// log: a walk takes the marks first (see
     /// [`take_marks`](Self::take_marks)); if it did not, every value the
-    /// view covers is marked here.
+    /// view covers is marked here. (A `for` loop never splits a tracked
+    /// view.)
     #[inline]
-    #[cfg_attr(not(feature = "rayon"), allow(dead_code))] // `par_for_each` only
     pub(crate) fn split_at(mut self, mid: usize) -> (Self, Self) {
         let len = self.view.dense.len();
         self.take_marks().mark_slots(0..len);
