@@ -83,6 +83,8 @@ pub const SCENARIO_PLAIN: Scenario = Scenario {
     impls: crate::impls![
         typed_ecs = plain,
         typed_ecs_for = plain_for,
+        typed_ecs_in_part = plain_in_part,
+        typed_ecs_for_in_part = plain_for_in_part,
         hecs,
         bevy,
         shipyard,
@@ -96,7 +98,12 @@ pub const SCENARIO_PLAIN: Scenario = Scenario {
             run after the first, with no entity moved or removed since, skips it. \
             `typed_ecs_for` is the same world walked by a `for` loop over the same query, as \
             hecs's and bevy's are: it asks once whether the storages line up over all of the \
-            driver's slots, and walks them as rows if so. sparsey is \
+            driver's slots, and walks them as rows if so. `typed_ecs_in_part` and \
+            `typed_ecs_for_in_part` walk the same world after the entity spawned at 70% of the \
+            run took its `Position` off and back on (the last position moved into its slot, and \
+            it went to the end): the storages line up for the first 70% of the slots only; \
+            `for_each` walks that part as rows and finds the runs after it that line up again, \
+            the `for` loop walks that part as rows and looks the rest up. sparsey is \
             left out: its `simple_iter` world packs the pair in a group, and without one it has \
             no join of its own.",
 };
@@ -298,7 +305,7 @@ pub mod plain_for {
     use super::plain::PlainWorld;
     use super::*;
 
-    pub struct State(PlainWorld);
+    pub struct State(pub(crate) PlainWorld);
 
     pub fn setup(n: usize) -> State {
         State(super::plain::setup(n).0)
@@ -313,6 +320,33 @@ pub mod plain_for {
         fn check(&self) -> Check {
             check(self.0.position.values())
         }
+    }
+}
+
+/// `simple_iter_plain`'s world after the entity spawned at 70% took its
+/// `Position` off and back on: `Position` and `Velocity` line up in their
+/// first 70% of slots only.
+fn in_part(n: usize) -> plain::State {
+    use ::typed_ecs::prelude::*;
+    let mut state = plain::setup(n);
+    let world = &mut state.0;
+    let moved = world.position.entities()[n * 7 / 10];
+    let position = world.remove::<Position>(moved).expect("spawned with one");
+    world.add(moved, position);
+    state
+}
+
+/// [`in_part`]'s world, `for_each` (`plain`'s run).
+pub mod plain_in_part {
+    pub fn setup(n: usize) -> super::plain::State {
+        super::in_part(n)
+    }
+}
+
+/// [`in_part`]'s world, a `for` loop (`plain_for`'s run).
+pub mod plain_for_in_part {
+    pub fn setup(n: usize) -> super::plain_for::State {
+        super::plain_for::State(super::in_part(n).0)
     }
 }
 
