@@ -302,3 +302,98 @@ fn par_for_each_over_two_ungrouped_mut_runs_on_one_thread() {
     assert_eq!(total.into_inner(), expected);
     parallel.assert_invariants();
 }
+
+world! {
+    #[derive(Clone)]
+    struct Lined<A, B>;
+}
+
+world! {
+    #[derive(Clone)]
+    struct LinedTracked<A, B>;
+    tracked (A);
+}
+
+/// `par_for_each` over storages filled by the same spawns (their lined-up
+/// slots are split as rows, as a group's), lined up in their first slots
+/// only (rows, then lookups), and not lined up at all: what `for_each`
+/// does, each entity once, and, tracked, exactly the matches marked.
+macro_rules! lined_up_case {
+    ($name:ident, $W:ident $(, $marked:ident)?) => {
+        #[test]
+        fn $name() {
+            for shape in ["all", "in part", "none"] {
+                let mut world = $W::new();
+                let made: Vec<Entity> = (0..20_000u64)
+                    .map(|i| match shape {
+                        "none" => world.spawn_with((A(i),)),
+                        _ => world.spawn_with((A(i), B(i * 3))),
+                    })
+                    .collect();
+                match shape {
+                    // `made[12_000]`'s `A` off and on: the last moves into
+                    // its slot, and it goes to the end; then 300 entities
+                    // with an `A` alone, which the walk looks up and skips.
+                    "in part" => {
+                        let a = world.remove::<A>(made[12_000]).unwrap();
+                        world.add(made[12_000], a);
+                        for i in 0..300 {
+                            world.spawn_with((A(i),));
+                        }
+                    }
+                    // `B` in the reverse order, on four entities of five.
+                    "none" => {
+                        for (i, &e) in made.iter().enumerate().rev() {
+                            if i % 5 != 0 {
+                                world.add(e, B(i as u64 * 3));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                world.clear_changes();
+                let mut sequential = world.clone();
+                let mut visits = 0;
+                sequential
+                    .query_mut::<(&mut A, &B)>()
+                    .for_each(|e, (a, b)| {
+                        a.0 = mix(a.0, e, b.0);
+                        visits += 1;
+                    });
+                let par_visits = AtomicUsize::new(0);
+                world.query_mut::<(&mut A, &B)>().par_for_each(|e, (a, b)| {
+                    a.0 = mix(a.0, e, b.0);
+                    par_visits.fetch_add(1, Ordering::Relaxed);
+                });
+                assert_eq!(par_visits.into_inner(), visits, "{shape}");
+                let values = |w: &$W| -> BTreeMap<Entity, u64> {
+                    w.a.iter().map(|(e, a)| (e, a.0)).collect()
+                };
+                assert_eq!(values(&world), values(&sequential), "{shape}");
+                $(
+                    // `$marked`: the world tracks `A`.
+                    let _ = stringify!($marked);
+                    let changed = |w: &$W| -> Vec<Entity> {
+                        let mut changed: Vec<Entity> =
+                            w.query::<typed_ecs::Changed<&A>>().map(|(e, _)| e).collect();
+                        changed.sort();
+                        changed
+                    };
+                    let mut matched: Vec<Entity> =
+                        world.query::<(&A, &B)>().map(|(e, _)| e).collect();
+                    matched.sort();
+                    assert_eq!(changed(&world), matched, "{shape}: marks");
+                    assert_eq!(changed(&sequential), matched, "{shape}: for_each's marks");
+                )?
+                world.assert_invariants();
+            }
+        }
+    };
+}
+
+lined_up_case!(par_for_each_over_storages_lined_up_matches_for_each, Lined);
+lined_up_case!(
+    par_for_each_over_tracked_storages_lined_up_marks_what_matched,
+    LinedTracked,
+    marked
+);

@@ -68,7 +68,8 @@ impl<'w, F: Packed<'w> + Send> Join<'w, F> {
     {
         let mut planner = Planner::new();
         self.fetch_ref().plan(&mut planner);
-        match planner.finish().writer_walk {
+        let plan = planner.finish();
+        match plan.writer_walk {
             Some(Walk::Packed(entities)) => {
                 let len = entities.len();
                 let rows = self.into_fetch().into_rows(len);
@@ -79,12 +80,36 @@ impl<'w, F: Packed<'w> + Send> Join<'w, F> {
                 // its change log, so each piece says which of its slots it
                 // did not hand out, and those handed out are marked here.
                 let mut fetch = self.into_fetch();
+                // Where every column lines up with the driver from its
+                // first slot (storages filled by the same spawns), those
+                // slots are split as rows, as a group's are; the rest by
+                // the driver's slots, each entity looked up. The proofs
+                // are the walk's driver's: read only if it is this one.
+                let order = match (plan.walk, plan.driver_line_up) {
+                    (Walk::Driven(walk), Some(line_up)) if core::ptr::eq(walk, driver) => {
+                        line_up.order()
+                    }
+                    _ => 0,
+                };
+                let run = if F::ROWS {
+                    fetch.lined_up(driver, order, 0..driver.len())
+                } else {
+                    0
+                };
                 let mut marks = Unhanded {
                     marks: fetch.take_marks(),
                     len: driver.len(),
                     rejected: None,
                 };
-                let rejected = par_driven(fetch, driver, 0, piece_len(driver.len()), &f);
+                let (head, tail) = fetch.split_at(run);
+                let (lined, rest) = driver.split_at(run);
+                // Every row lined up matches: none is rejected.
+                let rows = head.into_rows(run);
+                let pieces = piece_len(driver.len());
+                let ((), rejected) = rayon::join(
+                    || par_rows(lined, rows, pieces, &f),
+                    || par_driven(tail, rest, run, pieces, &f),
+                );
                 marks.rejected = Some(rejected);
             }
             Some(Walk::Empty) => {}
