@@ -8,7 +8,9 @@
 //!   slice), so any shape runs in parallel, two `&mut` included;
 //! * otherwise the query is driven by the one storage it writes (or, if it
 //!   writes none, by its smallest required storage), whose dense range is
-//!   split; the others are only read, and shared.
+//!   split; the others are only read, and shared. The slots from the first
+//!   where every column holds the driver's entities are split as rows, as
+//!   a group's; the rest look each entity up.
 //!
 //! A query that writes two storages that are not one group, or writes an
 //! optional one, cannot be split by slots without two threads reaching one
@@ -34,9 +36,12 @@ impl<'w, F: Packed<'w> + Send> Join<'w, F> {
     ///
     /// Every shape runs in parallel when the query is exactly an owning
     /// group (see [`Group`](crate::Group)); otherwise when it writes at most
-    /// one storage, which then drives the walk. A query writing two
-    /// ungrouped storages, or an optional one, runs on the calling thread.
-    /// The order of calls is unspecified.
+    /// one storage, which then drives the walk: the slots from its first
+    /// where every storage holds the driver's entities (storages filled by
+    /// the same spawns) are split as a group's are, the rest looked up
+    /// entity by entity. A query writing two ungrouped storages, or an
+    /// optional one, runs on the calling thread. The order of calls is
+    /// unspecified.
     ///
     /// ```
     /// use typed_ecs::prelude::*;
