@@ -489,20 +489,42 @@ pub(crate) fn run_proven(
         );
         return slots.len();
     }
-    // The slots below the proof need no comparison: compare from there
-    // (a walk that asks for all of a storage lined up in part compares
-    // only past what it proved before).
-    let from = slots.start.max(proven);
-    debug_assert_eq!(
-        run(entities, driver, slots.start..from),
-        from - slots.start,
-        "a storage proven to line up with the driver does not"
-    );
-    let lined = (from - slots.start) + run(entities, driver, from..slots.end);
-    if lined > 0 && slots.start <= proven {
+    if slots.start < proven {
+        return run_past_proof(line_up, entities, driver, order, slots, proven);
+    }
+    let lined = run(entities, driver, slots.clone());
+    if lined > 0 && slots.start == proven {
         line_up.prove(order, slots.start + lined);
     }
     lined
+}
+
+/// [`run_proven`] where the proof `proven` covers the first of `slots`
+/// but not all of them: the slots below it need no comparison, so the
+/// comparison starts there (a walk that asks for all of a storage lined
+/// up in part compares only past what it proved before), and what lines
+/// up right after the proof extends it. Apart, so that the walks that
+/// never meet a proof's end within one call (blocks of a `for_each`) keep
+/// the few instructions they had inlined.
+#[inline(never)]
+fn run_past_proof(
+    line_up: &LineUp,
+    entities: &[Entity],
+    driver: &[Entity],
+    order: u64,
+    slots: Range<usize>,
+    proven: usize,
+) -> usize {
+    debug_assert_eq!(
+        run(entities, driver, slots.start..proven),
+        proven - slots.start,
+        "a storage proven to line up with the driver does not"
+    );
+    let past = run(entities, driver, proven..slots.end);
+    if past > 0 {
+        line_up.prove(order, proven + past);
+    }
+    proven - slots.start + past
 }
 
 /// How many of slots `slots`, from the first, `entities` holds the entities
