@@ -143,6 +143,7 @@ pub const SCENARIOS: &[Scenario] = &[
     scenarios::fragmented_iter::SCENARIO,
     scenarios::heavy_compute::SCENARIO,
     scenarios::heavy_compute::SCENARIO_PAR,
+    scenarios::simple_iter::SCENARIO_PAR,
     scenarios::add_remove::SCENARIO,
     scenarios::add_backwards::SCENARIO,
     scenarios::random_get::SCENARIO,

@@ -57,6 +57,27 @@ pub const SCENARIO_SCALING: Scenario = Scenario {
             the world of `simple_iter_plain`, with no group.",
 };
 
+/// `simple_iter`'s work on every thread, at 100k: `par_for_each` over
+/// the group, and over storages with no group, filled by the same spawns.
+pub const SCENARIO_PAR: Scenario = Scenario {
+    name: "simple_iter_par",
+    what: "the work of `simple_iter` (position += velocity) with each crate's parallel iteration",
+    sizes: &[100_000],
+    size_note: "",
+    test_size: 1_000,
+    fresh_state: false,
+    impls: crate::impls![
+        in par: typed_ecs,
+        typed_ecs_plain,
+        typed_ecs_plain_for_each,
+        raw
+    ],
+    notes: "typed_ecs declares the group (Position, Velocity); `typed_ecs_plain` is the world of \
+            `simple_iter_plain` (no group), whose `par_for_each` splits the slots where the two \
+            storages hold the same entities as rows; `typed_ecs_plain_for_each` is that world's \
+            `for_each` on one thread, for scale. raw: rayon's `par_iter_mut().zip(..)`.",
+};
+
 const IMPLS: &[crate::Impl] = crate::impls![
     typed_ecs,
     typed_ecs_generic = generic,
@@ -507,8 +528,8 @@ pub mod raw {
     use super::*;
 
     pub struct State {
-        positions: Vec<Position>,
-        velocities: Vec<Velocity>,
+        pub(crate) positions: Vec<Position>,
+        pub(crate) velocities: Vec<Velocity>,
     }
 
     pub fn setup(n: usize) -> State {
@@ -532,6 +553,87 @@ pub mod raw {
                 ("Position", self.positions.as_ptr() as usize),
                 ("Velocity", self.velocities.as_ptr() as usize),
             ]
+        }
+    }
+}
+
+/// The parallel implementations of `simple_iter_par`.
+pub mod par {
+    use super::*;
+
+    /// `par_for_each` over the group.
+    pub mod typed_ecs {
+        use super::*;
+
+        pub struct State(super::super::typed_ecs::State);
+
+        pub fn setup(n: usize) -> State {
+            State(super::super::typed_ecs::setup(n))
+        }
+
+        impl Instance for State {
+            fn run(&mut self) {
+                (self.0)
+                    .0
+                    .query_mut::<(&mut Position, &Velocity)>()
+                    .par_for_each(|_, (p, v)| integrate(p, v));
+            }
+            fn check(&self) -> Check {
+                check((self.0).0.position.values())
+            }
+        }
+    }
+
+    /// `par_for_each` with no group.
+    pub mod typed_ecs_plain {
+        use super::*;
+
+        pub struct State(super::super::plain::State);
+
+        pub fn setup(n: usize) -> State {
+            State(super::super::plain::setup(n))
+        }
+
+        impl Instance for State {
+            fn run(&mut self) {
+                (self.0)
+                    .0
+                    .query_mut::<(&mut Position, &Velocity)>()
+                    .par_for_each(|_, (p, v)| integrate(p, v));
+            }
+            fn check(&self) -> Check {
+                check((self.0).0.position.values())
+            }
+        }
+    }
+
+    /// The same world's `for_each`, on one thread.
+    pub mod typed_ecs_plain_for_each {
+        pub use super::super::plain::{setup, State};
+    }
+
+    /// rayon over two `Vec`s.
+    pub mod raw {
+        use super::*;
+        use rayon::prelude::*;
+
+        pub struct State(super::super::raw::State);
+
+        pub fn setup(n: usize) -> State {
+            State(super::super::raw::setup(n))
+        }
+
+        impl Instance for State {
+            fn run(&mut self) {
+                let raw = &mut self.0;
+                raw.positions
+                    .par_iter_mut()
+                    .zip(&raw.velocities)
+                    .for_each(|(p, v)| integrate(p, v));
+            }
+            fn check(&self) -> Check {
+                check(&self.0.positions)
+            }
         }
     }
 }
