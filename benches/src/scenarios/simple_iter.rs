@@ -561,51 +561,43 @@ pub mod raw {
 pub mod par {
     use super::*;
 
-    /// `par_for_each` over the group.
-    pub mod typed_ecs {
-        use super::*;
+    /// `par_for_each` over the world of `$inner` (a typed_ecs module of
+    /// this file whose `State` holds the world).
+    macro_rules! par_for_each {
+        ($(#[$doc:meta])* $module:ident over $inner:ident) => {
+            $(#[$doc])*
+            pub mod $module {
+                use super::*;
 
-        pub struct State(super::super::typed_ecs::State);
+                pub struct State(super::super::$inner::State);
 
-        pub fn setup(n: usize) -> State {
-            State(super::super::typed_ecs::setup(n))
-        }
+                pub fn setup(n: usize) -> State {
+                    State(super::super::$inner::setup(n))
+                }
 
-        impl Instance for State {
-            fn run(&mut self) {
-                (self.0)
-                    .0
-                    .query_mut::<(&mut Position, &Velocity)>()
-                    .par_for_each(|_, (p, v)| integrate(p, v));
+                impl Instance for State {
+                    fn run(&mut self) {
+                        (self.0)
+                            .0
+                            .query_mut::<(&mut Position, &Velocity)>()
+                            .par_for_each(|_, (p, v)| integrate(p, v));
+                    }
+                    fn check(&self) -> Check {
+                        check((self.0).0.position.values())
+                    }
+                }
             }
-            fn check(&self) -> Check {
-                check((self.0).0.position.values())
-            }
-        }
+        };
     }
 
-    /// `par_for_each` with no group.
-    pub mod typed_ecs_plain {
-        use super::*;
-
-        pub struct State(super::super::plain::State);
-
-        pub fn setup(n: usize) -> State {
-            State(super::super::plain::setup(n))
-        }
-
-        impl Instance for State {
-            fn run(&mut self) {
-                (self.0)
-                    .0
-                    .query_mut::<(&mut Position, &Velocity)>()
-                    .par_for_each(|_, (p, v)| integrate(p, v));
-            }
-            fn check(&self) -> Check {
-                check((self.0).0.position.values())
-            }
-        }
-    }
+    par_for_each!(
+        /// `par_for_each` over the group.
+        typed_ecs over typed_ecs
+    );
+    par_for_each!(
+        /// `par_for_each` with no group.
+        typed_ecs_plain over plain
+    );
 
     /// The same world's `for_each`, on one thread.
     pub mod typed_ecs_plain_for_each {
