@@ -11,7 +11,7 @@ use core::ops::Range;
 
 use super::filters::{Has, Lazy, Linked, Maybe, Targeted, Unlinked, Up, With, Without};
 use super::lazy::{LazyRun, LazyViewMut};
-use super::plan::{Column, Planner};
+use super::plan::{Column, Plan, Planner, Walk};
 use super::rows::{MaybeRows, NoRows, Rows, SplitRows, Units, WalkRows};
 use crate::change::{Mut, Track, Tracked, Untracked};
 use crate::relation::{HasLinks, Links, Sources};
@@ -283,9 +283,9 @@ pub(crate) trait Packed<'w>: Access<'w> {
     type Marks: Marks;
 
     /// Whether [`into_rows`](Self::into_rows) also hands out the rows of a
-    /// driven walk whose every column lines up with the driver over all of
-    /// its slots (see [`lined_up`](Self::lined_up)), so that a `for` loop
-    /// walks them as packed rows: true where a column's rows are its
+    /// driven walk's first slots where every column lines up with the
+    /// driver (see [`lined_up`](Self::lined_up)), so that a `for` loop or a
+    /// parallel walk walks them as packed rows: true where a column's rows are its
     /// storage's first slots (a storage read or written, `Option` of one,
     /// `With`); false where they depend on the walk (`Has`, whose rows are
     /// lookups, and `Lazy`, whose marks follow its runs) or where there are
@@ -525,6 +525,28 @@ fn run_past_proof(
         line_up.prove(order, proven + past);
     }
     proven - slots.start + past
+}
+
+/// How many of `driver`'s slots, from its first, every column of `fetch`
+/// holds the driver's entities in: what a `for` loop or a parallel walk
+/// walks as rows before it looks the rest up (0 where the columns have no
+/// rows to walk, [`Packed::ROWS`]). `driver` is `plan`'s walk's driver or
+/// its writer walk's; the line-up proofs read are the walk's driver's,
+/// only if it is this one.
+#[inline]
+pub(crate) fn lined_from_start<'w, F: Packed<'w>>(
+    fetch: &F,
+    plan: &Plan<'w>,
+    driver: &[Entity],
+) -> usize {
+    if !F::ROWS {
+        return 0;
+    }
+    let order = match (plan.walk, plan.driver_line_up) {
+        (Walk::Driven(walk), Some(line_up)) if core::ptr::eq(walk, driver) => line_up.order(),
+        _ => 0,
+    };
+    fetch.lined_up(driver, order, 0..driver.len())
 }
 
 /// How many of slots `slots`, from the first, `entities` holds the entities

@@ -3,11 +3,10 @@
 use core::iter::{Copied, Enumerate, Zip};
 use core::{fmt, slice};
 
-use super::fetch::{Cursor, Marks, Packed, ReadOnly};
+use super::fetch::{lined_from_start, Cursor, Marks, Packed, ReadOnly};
 use super::plan::{Plan, Planner, Walk};
 use super::rows::WalkRows;
 use crate::entity::Alive;
-use crate::sparse_map::line_up::LineUp;
 use crate::{Entity, EntityAllocator};
 
 /// Iterator over the results of a query: `(Entity, items)` for every
@@ -94,9 +93,8 @@ impl<'w, F: Packed<'w>> QueryIter<'w, F> {
                 }
             }
         };
-        let run = if F::ROWS && alive.is_none() {
-            let order = plan.driver_line_up.map_or(0, LineUp::order);
-            fetch.lined_up(driver, order, 0..driver.len())
+        let run = if alive.is_none() {
+            lined_from_start(&fetch, &plan, driver)
         } else {
             0
         };
@@ -284,8 +282,8 @@ impl<'w, F: Packed<'w>> Iterator for QueryIter<'w, F> {
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         let (rows, _) = self.rows.size_hint();
-        let driven = |d: &Option<Driven<'w, F>>| d.as_ref().map_or(0, |d| d.entities.len());
-        (rows, Some(rows + driven(&self.driven)))
+        let driven = self.driven.as_ref().map_or(0, |d| d.entities.len());
+        (rows, Some(rows + driven))
     }
 }
 
@@ -298,17 +296,14 @@ where
     F::Marks: Clone,
 {
     fn clone(&self) -> Self {
-        let driven = |d: &Option<Driven<'w, F>>| {
-            d.as_ref().map(|driven| Driven {
-                entities: driven.entities.clone(),
-                cursor: driven.cursor.clone(),
-                alive: driven.alive,
-            })
-        };
         QueryIter {
             rows: self.rows.clone(),
             marks: self.marks.clone(),
-            driven: driven(&self.driven),
+            driven: self.driven.as_ref().map(|driven| Driven {
+                entities: driven.entities.clone(),
+                cursor: driven.cursor.clone(),
+                alive: driven.alive,
+            }),
         }
     }
 }

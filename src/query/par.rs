@@ -16,7 +16,7 @@
 //! optional one, cannot be split by slots without two threads reaching one
 //! value: it runs on the calling thread, as [`Join::for_each`] would.
 
-use super::fetch::{Marks, Packed};
+use super::fetch::{lined_from_start, Marks, Packed};
 use super::plan::{Planner, Walk};
 use super::rows::{SplitRows, WalkRows};
 use super::Join;
@@ -88,19 +88,8 @@ impl<'w, F: Packed<'w> + Send> Join<'w, F> {
                 // Where every column lines up with the driver from its
                 // first slot (storages filled by the same spawns), those
                 // slots are split as rows, as a group's are; the rest by
-                // the driver's slots, each entity looked up. The proofs
-                // are the walk's driver's: read only if it is this one.
-                let order = match (plan.walk, plan.driver_line_up) {
-                    (Walk::Driven(walk), Some(line_up)) if core::ptr::eq(walk, driver) => {
-                        line_up.order()
-                    }
-                    _ => 0,
-                };
-                let run = if F::ROWS {
-                    fetch.lined_up(driver, order, 0..driver.len())
-                } else {
-                    0
-                };
+                // the driver's slots, each entity looked up.
+                let run = lined_from_start(&fetch, &plan, driver);
                 let mut marks = Unhanded {
                     marks: fetch.take_marks(),
                     len: driver.len(),
