@@ -18,6 +18,14 @@
 //!   always tracks: the write sets the value's change tick).
 //! - `raw`: a `Vec<Position>` alone, indexed by the handles (`usize`s),
 //!   no tracking.
+//! - `raw + list` and `raw + tick`: `raw` with the least record of each
+//!   write a change detection can keep, to show what the target leaves
+//!   for any design: `raw + list` appends each written handle to a list
+//!   (cleared once a run, as `clear_changes` is), which is what a visit
+//!   of the changed values needs and no more (no stamp, a value written
+//!   twice listed twice); `raw + tick` stores the run's tick in a `u32`
+//!   beside each written value, in a second `Vec` (bevy's record, without
+//!   its lookup), which a visit must scan.
 
 use crate::components::*;
 use crate::rng::shuffled;
@@ -27,6 +35,12 @@ use crate::{Check, Impl, Instance, Scenario};
 /// The target: a tracked `get_mut` write takes at most this factor of the
 /// untracked one's time.
 pub const TRACKED_GET_MUT_AT_MOST: f64 = 1.25;
+
+/// `raw` that appends each written handle to a list.
+pub const RAW_LIST: &str = "raw + list";
+
+/// `raw` that stores a change tick beside each written value.
+pub const RAW_TICK: &str = "raw + tick";
 
 /// The scenario.
 pub const SCENARIO: Scenario = Scenario {
@@ -54,8 +68,18 @@ pub const SCENARIO: Scenario = Scenario {
             name: RAW,
             setup: |n| Box::new(raw::setup(n)),
         },
+        Impl {
+            name: RAW_LIST,
+            setup: |n| Box::new(raw_list::setup(n)),
+        },
+        Impl {
+            name: RAW_TICK,
+            setup: |n| Box::new(raw_tick::setup(n)),
+        },
     ],
-    notes: "Each row divided by the untracked typed_ecs world's time. bevy always tracks.",
+    notes: "Each row divided by the untracked typed_ecs world's time. bevy always tracks. \
+            `raw + list` and `raw + tick` are `raw` with the least record of each write: its \
+            handle appended to a list, or the run's tick stored beside the value.",
 };
 
 /// The spawn indices to write: the first tenth of a fixed shuffle.
@@ -169,9 +193,9 @@ pub mod raw {
     use super::*;
 
     pub struct State {
-        positions: Vec<Position>,
+        pub(super) positions: Vec<Position>,
         /// The handles: indices into `positions`.
-        handles: Vec<usize>,
+        pub(super) handles: Vec<usize>,
     }
 
     pub fn setup(n: usize) -> State {
@@ -189,6 +213,75 @@ pub mod raw {
         }
         fn check(&self) -> Check {
             check(self.positions.iter())
+        }
+    }
+}
+
+pub mod raw_list {
+    use super::*;
+
+    pub struct State {
+        raw: raw::State,
+        /// The handles written since the last run ended: what a visit of
+        /// the changed values would walk.
+        written: Vec<usize>,
+    }
+
+    pub fn setup(n: usize) -> State {
+        State {
+            raw: raw::setup(n),
+            written: Vec::new(),
+        }
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            let raw = &mut self.raw;
+            for &e in &raw.handles {
+                write(&mut raw.positions[e]);
+                self.written.push(e);
+            }
+            // The run's changes seen (by nobody here: kept from being
+            // optimised away); the list starts again, its room kept.
+            std::hint::black_box(&self.written);
+            self.written.clear();
+        }
+        fn check(&self) -> Check {
+            self.raw.check()
+        }
+    }
+}
+
+pub mod raw_tick {
+    use super::*;
+
+    pub struct State {
+        raw: raw::State,
+        /// Beside each position, the tick of the run that last wrote it.
+        ticks: Vec<u32>,
+        /// This run's tick.
+        tick: u32,
+    }
+
+    pub fn setup(n: usize) -> State {
+        State {
+            raw: raw::setup(n),
+            ticks: vec![0; n],
+            tick: 0,
+        }
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            self.tick = self.tick.wrapping_add(1);
+            let raw = &mut self.raw;
+            for &e in &raw.handles {
+                write(&mut raw.positions[e]);
+                self.ticks[e] = self.tick;
+            }
+        }
+        fn check(&self) -> Check {
+            self.raw.check()
         }
     }
 }
