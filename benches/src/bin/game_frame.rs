@@ -1,5 +1,5 @@
 //! Prints the "Game frame" section of `BENCHMARKS.md`: `game_frame`'s
-//! whole frame on typed_ecs, bevy_ecs and hecs, and each of its systems
+//! whole frame on typed_ecs, bevy_ecs, hecs and by hand (`raw`), and each of its systems
 //! (see `typed_ecs_benches::game` for the method).
 //!
 //! ```text
@@ -8,13 +8,13 @@
 //! ```
 //!
 //! Every implementation gets two instances, one plain and one with a time
-//! stamp around every step. All six run `--warmup` frames (200) untimed,
+//! stamp around every step. All eight run `--warmup` frames (200) untimed,
 //! then `--frames` frames (1,000), `--chunk` (10) at a time: in each round
 //! every implementation, in an order that rotates from round to round,
 //! runs a chunk of plain frames timed as a whole (one frame sample: the
 //! chunk's time over its length), then the same chunk of stamped frames
 //! (one sample per step per frame). The medians are the section's figures.
-//! At the end the six must be in the same state, or the binary fails.
+//! At the end the eight must be in the same state, or the binary fails.
 //! `--quick` times 200 frames after 100. `--trace N` runs typed_ecs alone
 //! for N frames and prints its populations every 100 frames instead.
 //!
@@ -59,7 +59,7 @@ const WHY_MISSED: &str = "typed_ecs loses on three systems and wins or ties the 
     each energy a `Mut` marked only if written (a quarter of them a frame). The run's flags are \
     now read 64 at a time and only the set ones visited (2.3–2.5× bevy's time before, with a \
     branch on every flag); what is left is the marks themselves: each records the value in the \
-    change log (about 40 instructions: the slot's 24-byte record read, its old entry, often at a \
+    change log (about 40 instructions: the slot's 16-byte record read, its old entry, often at a \
     random place, turned into a tombstone, a new entry appended), and the log's compaction of \
     superseded entries one frame in three; bevy's mark is one store of a tick beside the value. \
     **grid rebuild** walks `(&Pos, &Id, With<Prey>)`, driven by the marker's storage (the \
@@ -281,7 +281,7 @@ fn measure(options: &Options) -> Result<GameTimes, String> {
     }
     eprintln!(" frames timed");
 
-    // The six instances must agree.
+    // The instances must agree.
     let reference = contenders[0].plain.check();
     for c in &contenders {
         for (what, check) in [("plain", c.plain.check()), ("stamped", c.stamped.check())] {
@@ -354,7 +354,9 @@ fn header(options: &Options) -> String {
          rounds whose order rotates, the plain instance's chunk timed as a whole (one frame \
          sample) and the stamped one's steps each frame. typed_ecs's stages stay on the \
          calling thread (`parallel_work` at its maximum) and bevy runs its single-threaded \
-         executor, so both are single-threaded; hecs calls plain functions. Ratios are \
+         executor, so both are single-threaded; hecs calls plain functions, and `raw` is the \
+         game written by hand with no ECS (the animals in one packed `Vec` of structs, a slab \
+         of handles), the baseline. Ratios are \
          typed_ecs's median over the other's: **below 1 typed_ecs is faster**.\n",
         options.warmup, options.frames, options.chunk
     )

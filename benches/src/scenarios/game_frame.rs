@@ -75,6 +75,12 @@
 //!   reaction drains, and every write of an energy pushes the handle to a
 //!   dirty list, which the watcher sorts, dedups and reads (skipping the
 //!   handles of animals despawned since).
+//! - raw: the baseline, the game written by hand with no ECS: the animals
+//!   in one `Vec` of structs kept packed (a death moves the last one into
+//!   its place), a slab of generational handles for the grid and the
+//!   newborns, a flag beside each energy set by every write (the watcher
+//!   reads and clears them in one pass), the tiles in a `Vec` indexed by
+//!   cell; births and deaths queued and applied at the sync point.
 //!
 //! With parallel stages (the `game_frame` binary's `--parallel`):
 //! [`typed_ecs::setup_parallel`] is the same schedule with `parallel_work`
@@ -117,11 +123,13 @@ pub const SCENARIO: Scenario = Scenario {
     size_note: "",
     test_size: 2_000,
     fresh_state: false,
-    impls: crate::impls![typed_ecs, hecs, bevy],
+    impls: crate::impls![typed_ecs, hecs, bevy, raw],
     notes: "Each implementation is written from its crate's docs: typed_ecs with its `Schedule` \
             (two stages kept on the calling thread, a sync point), bevy with a chained \
             `Schedule` on its single-threaded executor, hecs with plain functions and a \
-            `CommandBuffer`. The state persists from run to run; the populations stay bounded.",
+            `CommandBuffer`; raw by hand with no ECS (a packed `Vec` of structs and a slab of \
+            handles), the baseline. The state persists from run to run; the populations stay \
+            bounded.",
 };
 
 /// The rows of the per-system table, in frame order: the cost of two
@@ -650,6 +658,10 @@ pub const TIMED: &[TimedImpl] = &[
     TimedImpl {
         name: "bevy",
         setup: |n| Box::new(bevy::setup_stamped(n)),
+    },
+    TimedImpl {
+        name: "raw",
+        setup: |n| Box::new(raw::setup_stamped(n)),
     },
 ];
 
@@ -1700,6 +1712,430 @@ pub mod hecs {
             let prey = self.world.query::<&Prey>().iter().count();
             let predators = self.world.query::<&Predator>().iter().count();
             (prey, predators)
+        }
+    }
+}
+
+pub mod raw {
+    //! The plain-`Vec` baseline: the game written by hand with no ECS, as
+    //! a programmer who needs handles that outlive a frame would write it.
+    //! The animals are one `Vec` of structs, kept packed (a death moves
+    //! the last animal into its place); a handle is a place in a slab that
+    //! says where its animal is now, with a generation, so that the grid's
+    //! handles, the newborns and the dirty list can be checked after a
+    //! death; the tiles are a `Vec` indexed by cell. Births and deaths are
+    //! queued and applied at the sync point, as in the ECS versions. The
+    //! reaction reads a list of the newborns' handles (as hecs's version
+    //! does); every write of an energy sets a flag beside it, which the
+    //! watcher reads and clears in one pass over the animals.
+    use super::*;
+
+    /// A handle to an animal: its place in the slab and the generation of
+    /// that place when the animal was born there.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    pub struct Handle {
+        index: u32,
+        generation: u32,
+    }
+
+    /// An animal: every component of it, side by side.
+    #[derive(Clone, Copy, Debug)]
+    struct Animal {
+        pos: Pos,
+        vel: Vel,
+        energy: Energy,
+        id: Id,
+        is_prey: bool,
+        /// Whether its energy was written (or it was born) since the
+        /// watcher last looked.
+        energy_changed: bool,
+        /// Its own handle, to find its slab place when it moves.
+        handle: Handle,
+    }
+
+    /// A slab place: its generation, and where its animal is in
+    /// `animals` (`None` when free).
+    #[derive(Clone, Copy, Debug)]
+    struct Place {
+        generation: u32,
+        at: Option<u32>,
+    }
+
+    /// The animals, packed, and the slab of their handles.
+    #[derive(Default)]
+    struct Animals {
+        animals: Vec<Animal>,
+        places: Vec<Place>,
+        free: Vec<u32>,
+    }
+
+    impl Animals {
+        /// The animal of `handle`, if it is alive.
+        fn get_mut(&mut self, handle: Handle) -> Option<&mut Animal> {
+            let place = self.places.get(handle.index as usize)?;
+            if place.generation != handle.generation {
+                return None;
+            }
+            self.animals.get_mut(place.at? as usize)
+        }
+
+        /// Adds `animal` (its handle made here), and returns its handle.
+        fn spawn(&mut self, mut animal: Animal) -> Handle {
+            let at = Some(self.animals.len() as u32);
+            let handle = match self.free.pop() {
+                Some(index) => {
+                    let place = &mut self.places[index as usize];
+                    place.at = at;
+                    Handle {
+                        index,
+                        generation: place.generation,
+                    }
+                }
+                None => {
+                    self.places.push(Place { generation: 0, at });
+                    Handle {
+                        index: self.places.len() as u32 - 1,
+                        generation: 0,
+                    }
+                }
+            };
+            animal.handle = handle;
+            self.animals.push(animal);
+            handle
+        }
+
+        /// Removes the animal of `handle`, if alive: the last animal
+        /// takes its place, and its slab place a new generation.
+        fn despawn(&mut self, handle: Handle) {
+            let Some(place) = self.places.get_mut(handle.index as usize) else {
+                return;
+            };
+            if place.generation != handle.generation {
+                return;
+            }
+            let Some(slot) = place.at.take() else {
+                return;
+            };
+            place.generation = place.generation.wrapping_add(1);
+            self.free.push(handle.index);
+            self.animals.swap_remove(slot as usize);
+            if let Some(moved) = self.animals.get(slot as usize) {
+                self.places[moved.handle.index as usize].at = Some(slot);
+            }
+        }
+    }
+
+    /// The whole game.
+    pub struct State {
+        animals: Animals,
+        /// Each cell's grass, row by row.
+        grass: Vec<Grass>,
+        clock: Clock,
+        land: Land,
+        grid: Grid<Handle>,
+        census: Census,
+        nursery: Nursery,
+        watch: EnergyWatch,
+        /// Newborns queued for the sync point.
+        births: Vec<Animal>,
+        /// Deaths queued for the sync point.
+        deaths: Vec<Handle>,
+        /// Animals born and not yet reacted to.
+        newborns: Vec<Handle>,
+        parents: Vec<(u64, Handle, bool, Pos)>,
+        stamped: bool,
+        stamps: Stamps,
+        times: Vec<Duration>,
+    }
+
+    fn movement(animals: &mut [Animal], clock: &Clock, land: &Land) {
+        for a in animals {
+            a.vel = turned(a.vel, a.id.0, clock.frame);
+            a.pos = moved(a.pos, a.vel, land.side);
+        }
+    }
+
+    fn hunger(animals: &mut [Animal], clock: &Clock) {
+        for a in animals {
+            if hungry_now(a.id.0, clock.frame) {
+                a.energy.0 -= HUNGER;
+                a.energy_changed = true;
+            }
+        }
+    }
+
+    fn grass_regrowth(grass: &mut [Grass]) {
+        for tile in grass {
+            if let Some(grown) = regrown(tile.0) {
+                tile.0 = grown;
+            }
+        }
+    }
+
+    fn grid_rebuild(animals: &[Animal], grid: &mut Grid<Handle>) {
+        grid.clear();
+        for a in animals {
+            grid.insert(a.pos, a.id.0, a.handle, a.is_prey);
+        }
+        grid.sort();
+    }
+
+    fn grazing(animals: &mut Animals, grass: &mut [Grass], grid: &Grid<Handle>) {
+        for (cell, herd) in grid.prey.iter().enumerate() {
+            if herd.is_empty() {
+                continue;
+            }
+            let tile = &mut grass[grid.tiles[cell].index as usize];
+            for &(_, prey) in herd {
+                let a = animals.get_mut(prey).expect("prey are alive");
+                if grazes(a.energy.0, tile.0) {
+                    tile.0 -= BITE;
+                    a.energy.0 += BITE;
+                    a.energy_changed = true;
+                }
+            }
+        }
+    }
+
+    fn hunting(animals: &mut Animals, grid: &Grid<Handle>, clock: &Clock) {
+        for (cell, pack) in grid.predators.iter().enumerate() {
+            for &(hunter_id, hunter) in pack {
+                let a = animals.get_mut(hunter).expect("predators are alive");
+                if !hunts(a.energy.0, hunter_id, clock.frame) {
+                    continue;
+                }
+                let here = a.pos;
+                let mut best = None;
+                for near in grid.around(cell) {
+                    for &(id, prey) in &grid.prey[near] {
+                        let Some(there) = animals.get_mut(prey) else {
+                            continue;
+                        };
+                        if there.energy.0 <= 0.0 {
+                            continue;
+                        }
+                        let d2 = distance2(here, there.pos, grid.side);
+                        if nearer(d2, id, &best) {
+                            best = Some((d2, id, prey));
+                        }
+                    }
+                }
+                if let Some((_, _, prey)) = best {
+                    let prey = animals.get_mut(prey).unwrap();
+                    prey.energy.0 = 0.0;
+                    prey.energy_changed = true;
+                    let hunter = animals.get_mut(hunter).unwrap();
+                    hunter.energy.0 += KILL_GAIN;
+                    hunter.energy_changed = true;
+                }
+            }
+        }
+    }
+
+    fn reproduction(state: &mut State) {
+        let State {
+            animals,
+            grid,
+            census,
+            births,
+            parents,
+            ..
+        } = state;
+        parents.clear();
+        for a in &animals.animals {
+            if ready(a.energy.0, a.is_prey) {
+                parents.push((a.id.0, a.handle, a.is_prey, a.pos));
+            }
+        }
+        parents.sort_unstable_by_key(|parent| parent.0);
+        for &(_, parent, is_prey, pos) in parents.iter() {
+            if grid.crowded(pos, is_prey) {
+                continue;
+            }
+            let a = animals.get_mut(parent).expect("parents are alive");
+            a.energy.0 *= 0.5;
+            a.energy_changed = true;
+            births.push(Animal {
+                pos,
+                vel: Vel::default(),
+                energy: a.energy,
+                id: Id(census.next_id),
+                is_prey,
+                energy_changed: true,
+                handle: a.handle,
+            });
+            census.next_id += 1;
+            census.births += 1;
+        }
+    }
+
+    fn deaths(animals: &[Animal], census: &mut Census, deaths: &mut Vec<Handle>) {
+        for a in animals {
+            if a.energy.0 <= 0.0 {
+                deaths.push(a.handle);
+                census.deaths += 1;
+            }
+        }
+    }
+
+    /// The sync point: the queued births, then the queued deaths.
+    fn sync(state: &mut State) {
+        for animal in state.births.drain(..) {
+            let newborn = state.animals.spawn(animal);
+            state.newborns.push(newborn);
+        }
+        for handle in state.deaths.drain(..) {
+            state.animals.despawn(handle);
+        }
+    }
+
+    fn react_to_births(animals: &mut Animals, newborns: &mut Vec<Handle>, nursery: &mut Nursery) {
+        for newborn in newborns.drain(..) {
+            if let Some(a) = animals.get_mut(newborn) {
+                a.vel = newborn_velocity(a.id.0, a.is_prey);
+                nursery.welcomed += 1;
+            }
+        }
+    }
+
+    fn watch_energy(animals: &mut [Animal], watch: &mut EnergyWatch) {
+        for a in animals {
+            if a.energy_changed {
+                a.energy_changed = false;
+                watch.record(a.energy.0);
+            }
+        }
+    }
+
+    /// The game at the start (with a stamp around every step if
+    /// `stamped`).
+    pub fn build(n: usize, stamped: bool) -> State {
+        let side = side(n);
+        let grass = first_grass(n);
+        // The tiles' "handles": their cells, which index `grass`.
+        let tiles = (0..grass.len() as u32)
+            .map(|index| Handle {
+                index,
+                generation: 0,
+            })
+            .collect();
+        let first = first_animals(n);
+        let next_id = first.len() as u64;
+        let mut animals = Animals::default();
+        // Every first animal is new to the reaction and the watcher, as
+        // a first run of a system sees everything in typed_ecs and bevy.
+        let newborns: Vec<Handle> = first
+            .into_iter()
+            .map(|(pos, energy, id, is_prey)| {
+                animals.spawn(Animal {
+                    pos,
+                    vel: Vel::default(),
+                    energy,
+                    id,
+                    is_prey,
+                    energy_changed: true,
+                    handle: Handle {
+                        index: 0,
+                        generation: 0,
+                    },
+                })
+            })
+            .collect();
+        State {
+            animals,
+            grass,
+            clock: Clock::default(),
+            land: Land { side },
+            grid: Grid::new(side, tiles),
+            census: Census {
+                next_id,
+                ..Census::default()
+            },
+            nursery: Nursery::default(),
+            watch: EnergyWatch::default(),
+            births: Vec::new(),
+            deaths: Vec::new(),
+            newborns,
+            parents: Vec::new(),
+            stamped,
+            stamps: Stamps::default(),
+            times: Vec::new(),
+        }
+    }
+
+    /// The scenario's instance.
+    pub fn setup(n: usize) -> State {
+        build(n, false)
+    }
+
+    /// The instance with a stamp around every step.
+    pub fn setup_stamped(n: usize) -> State {
+        build(n, true)
+    }
+
+    impl State {
+        /// Records the time now, if stamped.
+        fn stamp(&mut self) {
+            if self.stamped {
+                self.stamps.stamp();
+            }
+        }
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            self.clock.frame += 1;
+            self.stamp();
+            self.stamp();
+            movement(&mut self.animals.animals, &self.clock, &self.land);
+            self.stamp();
+            hunger(&mut self.animals.animals, &self.clock);
+            self.stamp();
+            grass_regrowth(&mut self.grass);
+            self.stamp();
+            grid_rebuild(&self.animals.animals, &mut self.grid);
+            self.stamp();
+            grazing(&mut self.animals, &mut self.grass, &self.grid);
+            self.stamp();
+            hunting(&mut self.animals, &self.grid, &self.clock);
+            self.stamp();
+            reproduction(self);
+            self.stamp();
+            deaths(&self.animals.animals, &mut self.census, &mut self.deaths);
+            self.stamp();
+            sync(self);
+            self.stamp();
+            react_to_births(&mut self.animals, &mut self.newborns, &mut self.nursery);
+            self.stamp();
+            watch_energy(&mut self.animals.animals, &mut self.watch);
+            self.stamp();
+            self.stamps.drain_into(&mut self.times);
+        }
+        fn check(&self) -> Check {
+            let mut tally = Tally {
+                frames: self.clock.frame,
+                census: self.census,
+                nursery: self.nursery,
+                watch: self.watch,
+                ..Tally::default()
+            };
+            for a in &self.animals.animals {
+                tally.animal(&a.pos, &a.vel, &a.energy, &a.id, a.is_prey);
+            }
+            for g in &self.grass {
+                tally.tile(g);
+            }
+            tally.check()
+        }
+    }
+
+    impl SystemTimes for State {
+        fn times(&self) -> &[Duration] {
+            &self.times
+        }
+        fn populations(&self) -> (usize, usize) {
+            let prey = self.animals.animals.iter().filter(|a| a.is_prey).count();
+            (prey, self.animals.animals.len() - prey)
         }
     }
 }
