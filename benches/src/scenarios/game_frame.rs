@@ -300,6 +300,43 @@ impl Stamps {
     }
 }
 
+/// The time stamps of an implementation that calls its systems itself
+/// (hecs, raw): whether it takes them, this frame's, and the time of each
+/// step of the last frame.
+#[derive(Clone, Debug, Default)]
+pub struct StepTimes {
+    on: bool,
+    stamps: Stamps,
+    times: Vec<Duration>,
+}
+
+impl StepTimes {
+    /// Stamps taken if `on`, none otherwise.
+    pub fn new(on: bool) -> Self {
+        StepTimes {
+            on,
+            ..StepTimes::default()
+        }
+    }
+
+    /// Records the time now, if on.
+    pub fn stamp(&mut self) {
+        if self.on {
+            self.stamps.stamp();
+        }
+    }
+
+    /// The frame is over: its steps' times are kept, its stamps forgotten.
+    pub fn end_frame(&mut self) {
+        self.stamps.drain_into(&mut self.times);
+    }
+
+    /// The time of each step of the last frame (none if off).
+    pub fn times(&self) -> &[Duration] {
+        &self.times
+    }
+}
+
 /// The neighbour grid: for each cell, its tile and the `(id, handle)` of
 /// the animals in it, sorted by id. `E` is the crate's handle type.
 #[derive(Clone, Debug, bevy_ecs::resource::Resource)]
@@ -1428,9 +1465,7 @@ pub mod hecs {
         /// Animals whose energy was written since the watcher last looked.
         dirty: Vec<Entity>,
         parents: Vec<(u64, Entity, bool, Pos)>,
-        stamped: bool,
-        stamps: Stamps,
-        times: Vec<Duration>,
+        steps: StepTimes,
     }
 
     fn movement(world: &mut World, clock: &Clock, land: &Land) {
@@ -1628,9 +1663,7 @@ pub mod hecs {
             dirty: newborns.clone(),
             newborns,
             parents: Vec::new(),
-            stamped,
-            stamps: Stamps::default(),
-            times: Vec::new(),
+            steps: StepTimes::new(stamped),
         }
     }
 
@@ -1644,43 +1677,34 @@ pub mod hecs {
         build(n, true)
     }
 
-    impl State {
-        /// Records the time now, if stamped.
-        fn stamp(&mut self) {
-            if self.stamped {
-                self.stamps.stamp();
-            }
-        }
-    }
-
     impl Instance for State {
         fn run(&mut self) {
             self.clock.frame += 1;
-            self.stamp();
-            self.stamp();
+            self.steps.stamp();
+            self.steps.stamp();
             movement(&mut self.world, &self.clock, &self.land);
-            self.stamp();
+            self.steps.stamp();
             hunger(&mut self.world, &self.clock, &mut self.dirty);
-            self.stamp();
+            self.steps.stamp();
             grass_regrowth(&mut self.world);
-            self.stamp();
+            self.steps.stamp();
             grid_rebuild(&mut self.world, &mut self.grid);
-            self.stamp();
+            self.steps.stamp();
             grazing(&mut self.world, &self.grid, &mut self.dirty);
-            self.stamp();
+            self.steps.stamp();
             hunting(&mut self.world, &self.grid, &self.clock, &mut self.dirty);
-            self.stamp();
+            self.steps.stamp();
             reproduction(self);
-            self.stamp();
+            self.steps.stamp();
             deaths(&mut self.world, &mut self.census, &mut self.commands);
-            self.stamp();
+            self.steps.stamp();
             self.commands.run_on(&mut self.world);
-            self.stamp();
+            self.steps.stamp();
             react_to_births(&mut self.world, &mut self.newborns, &mut self.nursery);
-            self.stamp();
+            self.steps.stamp();
             watch_energy(&mut self.world, &mut self.dirty, &mut self.watch);
-            self.stamp();
-            self.stamps.drain_into(&mut self.times);
+            self.steps.stamp();
+            self.steps.end_frame();
         }
         fn check(&self) -> Check {
             let mut tally = Tally {
@@ -1706,7 +1730,7 @@ pub mod hecs {
 
     impl SystemTimes for State {
         fn times(&self) -> &[Duration] {
-            &self.times
+            self.steps.times()
         }
         fn populations(&self) -> (usize, usize) {
             let prey = self.world.query::<&Prey>().iter().count();
@@ -1843,9 +1867,7 @@ pub mod raw {
         /// Animals born and not yet reacted to.
         newborns: Vec<Handle>,
         parents: Vec<(u64, Handle, bool, Pos)>,
-        stamped: bool,
-        stamps: Stamps,
-        times: Vec<Duration>,
+        steps: StepTimes,
     }
 
     fn movement(animals: &mut [Animal], clock: &Clock, land: &Land) {
@@ -2057,9 +2079,7 @@ pub mod raw {
             deaths: Vec::new(),
             newborns,
             parents: Vec::new(),
-            stamped,
-            stamps: Stamps::default(),
-            times: Vec::new(),
+            steps: StepTimes::new(stamped),
         }
     }
 
@@ -2073,43 +2093,34 @@ pub mod raw {
         build(n, true)
     }
 
-    impl State {
-        /// Records the time now, if stamped.
-        fn stamp(&mut self) {
-            if self.stamped {
-                self.stamps.stamp();
-            }
-        }
-    }
-
     impl Instance for State {
         fn run(&mut self) {
             self.clock.frame += 1;
-            self.stamp();
-            self.stamp();
+            self.steps.stamp();
+            self.steps.stamp();
             movement(&mut self.animals.animals, &self.clock, &self.land);
-            self.stamp();
+            self.steps.stamp();
             hunger(&mut self.animals.animals, &self.clock);
-            self.stamp();
+            self.steps.stamp();
             grass_regrowth(&mut self.grass);
-            self.stamp();
+            self.steps.stamp();
             grid_rebuild(&self.animals.animals, &mut self.grid);
-            self.stamp();
+            self.steps.stamp();
             grazing(&mut self.animals, &mut self.grass, &self.grid);
-            self.stamp();
+            self.steps.stamp();
             hunting(&mut self.animals, &self.grid, &self.clock);
-            self.stamp();
+            self.steps.stamp();
             reproduction(self);
-            self.stamp();
+            self.steps.stamp();
             deaths(&self.animals.animals, &mut self.census, &mut self.deaths);
-            self.stamp();
+            self.steps.stamp();
             sync(self);
-            self.stamp();
+            self.steps.stamp();
             react_to_births(&mut self.animals, &mut self.newborns, &mut self.nursery);
-            self.stamp();
+            self.steps.stamp();
             watch_energy(&mut self.animals.animals, &mut self.watch);
-            self.stamp();
-            self.stamps.drain_into(&mut self.times);
+            self.steps.stamp();
+            self.steps.end_frame();
         }
         fn check(&self) -> Check {
             let mut tally = Tally {
@@ -2131,7 +2142,7 @@ pub mod raw {
 
     impl SystemTimes for State {
         fn times(&self) -> &[Duration] {
-            &self.times
+            self.steps.times()
         }
         fn populations(&self) -> (usize, usize) {
             let prey = self.animals.animals.iter().filter(|a| a.is_prey).count();
