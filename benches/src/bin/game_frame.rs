@@ -355,8 +355,8 @@ fn header(options: &Options) -> String {
          sample) and the stamped one's steps each frame. typed_ecs's stages stay on the \
          calling thread (`parallel_work` at its maximum) and bevy runs its single-threaded \
          executor, so both are single-threaded; hecs calls plain functions, and `raw` is the \
-         game written by hand with no ECS (the animals in one packed `Vec` of structs, a slab \
-         of handles), the baseline. Ratios are \
+         game written by hand with no ECS (the animals in one `Vec` of structs, an animal's \
+         handle its index), the baseline. Ratios are \
          typed_ecs's median over the other's: **below 1 typed_ecs is faster**.\n",
         options.warmup, options.frames, options.chunk
     )

@@ -47,7 +47,7 @@
 //! ([`Rng`]); every order that decides anything is an order of ids (the
 //! grid's lists, the parents) or a total order on `(distance, id)` (the
 //! prey a predator picks), and every implementation runs the same `f32`
-//! kernels in the same order per entity, so all three end each frame in
+//! kernels in the same order per entity, so all of them end each frame in
 //! the same state, bit for bit but for `f64` sums taken in another order.
 //!
 //! - typed_ecs: a world with `tracked (Energy);` and the grid and counters
@@ -76,11 +76,11 @@
 //!   dirty list, which the watcher sorts, dedups and reads (skipping the
 //!   handles of animals despawned since).
 //! - raw: the baseline, the game written by hand with no ECS: the animals
-//!   in one `Vec` of structs kept packed (a death moves the last one into
-//!   its place), a slab of generational handles for the grid and the
-//!   newborns, a flag beside each energy set by every write (the watcher
-//!   reads and clears them in one pass), the tiles in a `Vec` indexed by
-//!   cell; births and deaths queued and applied at the sync point.
+//!   in one `Vec` of structs, an animal's handle its index (nothing moves
+//!   between sync points), a flag beside each energy set by every write
+//!   (the watcher reads and clears them in one pass), the tiles in a `Vec`
+//!   indexed by cell; births and deaths queued and applied at the sync
+//!   point (a death swaps the last animal into its place).
 //!
 //! With parallel stages (the `game_frame` binary's `--parallel`):
 //! [`typed_ecs::setup_parallel`] is the same schedule with `parallel_work`
@@ -127,8 +127,8 @@ pub const SCENARIO: Scenario = Scenario {
     notes: "Each implementation is written from its crate's docs: typed_ecs with its `Schedule` \
             (two stages kept on the calling thread, a sync point), bevy with a chained \
             `Schedule` on its single-threaded executor, hecs with plain functions and a \
-            `CommandBuffer`; raw by hand with no ECS (a packed `Vec` of structs and a slab of \
-            handles), the baseline. The state persists from run to run; the populations stay \
+            `CommandBuffer`; raw by hand with no ECS (a `Vec` of structs, an animal's handle its \
+            index), the baseline. The state persists from run to run; the populations stay \
             bounded.",
 };
 
@@ -1741,26 +1741,18 @@ pub mod hecs {
 }
 
 pub mod raw {
-    //! The plain-`Vec` baseline: the game written by hand with no ECS, as
-    //! a programmer who needs handles that outlive a frame would write it.
-    //! The animals are one `Vec` of structs, kept packed (a death moves
-    //! the last animal into its place); a handle is a place in a slab that
-    //! says where its animal is now, with a generation, so that the grid's
-    //! handles, the newborns and the dirty list can be checked after a
-    //! death; the tiles are a `Vec` indexed by cell. Births and deaths are
-    //! queued and applied at the sync point, as in the ECS versions. The
-    //! reaction reads a list of the newborns' handles (as hecs's version
-    //! does); every write of an energy sets a flag beside it, which the
-    //! watcher reads and clears in one pass over the animals.
+    //! The plain-`Vec` baseline: the game written by hand with no ECS, the
+    //! plain way. The animals are one `Vec` of structs, and an animal's
+    //! handle is its index there: nothing moves between the sync points,
+    //! so the grid's indices hold for the frame, and the newborns' for the
+    //! reaction after the sync point that pushed them. The tiles are a
+    //! `Vec` indexed by cell. Births and deaths are queued and applied at
+    //! the sync point, as in the ECS versions: the deaths first, each
+    //! swapped with the last animal (from the highest index down, so that
+    //! no dead animal is moved), then the births pushed. Every write of an
+    //! energy sets a flag beside it, which the watcher reads and clears in
+    //! one pass over the animals.
     use super::*;
-
-    /// A handle to an animal: its place in the slab and the generation of
-    /// that place when the animal was born there.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-    pub struct Handle {
-        index: u32,
-        generation: u32,
-    }
 
     /// An animal: every component of it, side by side.
     #[derive(Clone, Copy, Debug)]
@@ -1773,100 +1765,33 @@ pub mod raw {
         /// Whether its energy was written (or it was born) since the
         /// watcher last looked.
         energy_changed: bool,
-        /// Its own handle, to find its slab place when it moves.
-        handle: Handle,
-    }
-
-    /// A slab place: its generation, and where its animal is in
-    /// `animals` (`None` when free).
-    #[derive(Clone, Copy, Debug)]
-    struct Place {
-        generation: u32,
-        at: Option<u32>,
-    }
-
-    /// The animals, packed, and the slab of their handles.
-    #[derive(Default)]
-    struct Animals {
-        animals: Vec<Animal>,
-        places: Vec<Place>,
-        free: Vec<u32>,
-    }
-
-    impl Animals {
-        /// The animal of `handle`, if it is alive.
-        fn get_mut(&mut self, handle: Handle) -> Option<&mut Animal> {
-            let place = self.places.get(handle.index as usize)?;
-            if place.generation != handle.generation {
-                return None;
-            }
-            self.animals.get_mut(place.at? as usize)
-        }
-
-        /// Adds `animal` (its handle made here), and returns its handle.
-        fn spawn(&mut self, mut animal: Animal) -> Handle {
-            let at = Some(self.animals.len() as u32);
-            let handle = match self.free.pop() {
-                Some(index) => {
-                    let place = &mut self.places[index as usize];
-                    place.at = at;
-                    Handle {
-                        index,
-                        generation: place.generation,
-                    }
-                }
-                None => {
-                    self.places.push(Place { generation: 0, at });
-                    Handle {
-                        index: self.places.len() as u32 - 1,
-                        generation: 0,
-                    }
-                }
-            };
-            animal.handle = handle;
-            self.animals.push(animal);
-            handle
-        }
-
-        /// Removes the animal of `handle`, if alive: the last animal
-        /// takes its place, and its slab place a new generation.
-        fn despawn(&mut self, handle: Handle) {
-            let Some(place) = self.places.get_mut(handle.index as usize) else {
-                return;
-            };
-            if place.generation != handle.generation {
-                return;
-            }
-            let Some(slot) = place.at.take() else {
-                return;
-            };
-            place.generation = place.generation.wrapping_add(1);
-            self.free.push(handle.index);
-            self.animals.swap_remove(slot as usize);
-            if let Some(moved) = self.animals.get(slot as usize) {
-                self.places[moved.handle.index as usize].at = Some(slot);
-            }
-        }
     }
 
     /// The whole game.
     pub struct State {
-        animals: Animals,
+        /// The animals; an animal's handle is its index.
+        animals: Vec<Animal>,
         /// Each cell's grass, row by row.
         grass: Vec<Grass>,
         clock: Clock,
         land: Land,
-        grid: Grid<Handle>,
+        /// The grid of animals' indices; a cell's tile is `grass[cell]`.
+        grid: Grid<usize>,
         census: Census,
         nursery: Nursery,
         watch: EnergyWatch,
         /// Newborns queued for the sync point.
         births: Vec<Animal>,
-        /// Deaths queued for the sync point.
-        deaths: Vec<Handle>,
-        /// Animals born and not yet reacted to.
-        newborns: Vec<Handle>,
-        parents: Vec<(u64, Handle, bool, Pos)>,
+        /// The indices of the animals that die at the sync point, in
+        /// increasing order.
+        deaths: Vec<usize>,
+        /// The indices of the animals born at the last sync point and not
+        /// yet reacted to.
+        newborns: Vec<usize>,
+        /// Whether the first animals are still to be reacted to: the
+        /// first sync point lists every one that survived it.
+        first_unwelcomed: bool,
+        parents: Vec<(u64, usize)>,
         steps: StepTimes,
     }
 
@@ -1894,22 +1819,18 @@ pub mod raw {
         }
     }
 
-    fn grid_rebuild(animals: &[Animal], grid: &mut Grid<Handle>) {
+    fn grid_rebuild(animals: &[Animal], grid: &mut Grid<usize>) {
         grid.clear();
-        for a in animals {
-            grid.insert(a.pos, a.id.0, a.handle, a.is_prey);
+        for (index, a) in animals.iter().enumerate() {
+            grid.insert(a.pos, a.id.0, index, a.is_prey);
         }
         grid.sort();
     }
 
-    fn grazing(animals: &mut Animals, grass: &mut [Grass], grid: &Grid<Handle>) {
-        for (cell, herd) in grid.prey.iter().enumerate() {
-            if herd.is_empty() {
-                continue;
-            }
-            let tile = &mut grass[grid.tiles[cell].index as usize];
+    fn grazing(animals: &mut [Animal], grass: &mut [Grass], grid: &Grid<usize>) {
+        for (herd, tile) in grid.prey.iter().zip(grass) {
             for &(_, prey) in herd {
-                let a = animals.get_mut(prey).expect("prey are alive");
+                let a = &mut animals[prey];
                 if grazes(a.energy.0, tile.0) {
                     tile.0 -= BITE;
                     a.energy.0 += BITE;
@@ -1919,10 +1840,10 @@ pub mod raw {
         }
     }
 
-    fn hunting(animals: &mut Animals, grid: &Grid<Handle>, clock: &Clock) {
+    fn hunting(animals: &mut [Animal], grid: &Grid<usize>, clock: &Clock) {
         for (cell, pack) in grid.predators.iter().enumerate() {
             for &(hunter_id, hunter) in pack {
-                let a = animals.get_mut(hunter).expect("predators are alive");
+                let a = &animals[hunter];
                 if !hunts(a.energy.0, hunter_id, clock.frame) {
                     continue;
                 }
@@ -1930,9 +1851,7 @@ pub mod raw {
                 let mut best = None;
                 for near in grid.around(cell) {
                     for &(id, prey) in &grid.prey[near] {
-                        let Some(there) = animals.get_mut(prey) else {
-                            continue;
-                        };
+                        let there = &animals[prey];
                         if there.energy.0 <= 0.0 {
                             continue;
                         }
@@ -1943,10 +1862,10 @@ pub mod raw {
                     }
                 }
                 if let Some((_, _, prey)) = best {
-                    let prey = animals.get_mut(prey).unwrap();
+                    let prey = &mut animals[prey];
                     prey.energy.0 = 0.0;
                     prey.energy_changed = true;
-                    let hunter = animals.get_mut(hunter).unwrap();
+                    let hunter = &mut animals[hunter];
                     hunter.energy.0 += KILL_GAIN;
                     hunter.energy_changed = true;
                 }
@@ -1964,59 +1883,63 @@ pub mod raw {
             ..
         } = state;
         parents.clear();
-        for a in &animals.animals {
+        for (index, a) in animals.iter().enumerate() {
             if ready(a.energy.0, a.is_prey) {
-                parents.push((a.id.0, a.handle, a.is_prey, a.pos));
+                parents.push((a.id.0, index));
             }
         }
         parents.sort_unstable_by_key(|parent| parent.0);
-        for &(_, parent, is_prey, pos) in parents.iter() {
-            if grid.crowded(pos, is_prey) {
+        for &(_, parent) in parents.iter() {
+            let a = &mut animals[parent];
+            if grid.crowded(a.pos, a.is_prey) {
                 continue;
             }
-            let a = animals.get_mut(parent).expect("parents are alive");
             a.energy.0 *= 0.5;
             a.energy_changed = true;
             births.push(Animal {
-                pos,
+                pos: a.pos,
                 vel: Vel::default(),
                 energy: a.energy,
                 id: Id(census.next_id),
-                is_prey,
+                is_prey: a.is_prey,
                 energy_changed: true,
-                handle: a.handle,
             });
             census.next_id += 1;
             census.births += 1;
         }
     }
 
-    fn deaths(animals: &[Animal], census: &mut Census, deaths: &mut Vec<Handle>) {
-        for a in animals {
+    fn deaths(animals: &[Animal], census: &mut Census, deaths: &mut Vec<usize>) {
+        for (index, a) in animals.iter().enumerate() {
             if a.energy.0 <= 0.0 {
-                deaths.push(a.handle);
+                deaths.push(index);
                 census.deaths += 1;
             }
         }
     }
 
-    /// The sync point: the queued births, then the queued deaths.
+    /// The sync point: the queued deaths, from the highest index down
+    /// (the last animal, swapped into a dead one's place, is alive), then
+    /// the queued births, each listed for the reaction (and, at the first,
+    /// every first animal left).
     fn sync(state: &mut State) {
-        for animal in state.births.drain(..) {
-            let newborn = state.animals.spawn(animal);
-            state.newborns.push(newborn);
+        for index in state.deaths.drain(..).rev() {
+            state.animals.swap_remove(index);
         }
-        for handle in state.deaths.drain(..) {
-            state.animals.despawn(handle);
+        if std::mem::take(&mut state.first_unwelcomed) {
+            state.newborns.extend(0..state.animals.len());
+        }
+        for animal in state.births.drain(..) {
+            state.newborns.push(state.animals.len());
+            state.animals.push(animal);
         }
     }
 
-    fn react_to_births(animals: &mut Animals, newborns: &mut Vec<Handle>, nursery: &mut Nursery) {
+    fn react_to_births(animals: &mut [Animal], newborns: &mut Vec<usize>, nursery: &mut Nursery) {
         for newborn in newborns.drain(..) {
-            if let Some(a) = animals.get_mut(newborn) {
-                a.vel = newborn_velocity(a.id.0, a.is_prey);
-                nursery.welcomed += 1;
-            }
+            let a = &mut animals[newborn];
+            a.vel = newborn_velocity(a.id.0, a.is_prey);
+            nursery.welcomed += 1;
         }
     }
 
@@ -2034,41 +1957,29 @@ pub mod raw {
     pub fn build(n: usize, stamped: bool) -> State {
         let side = side(n);
         let grass = first_grass(n);
-        // The tiles' "handles": their cells, which index `grass`.
-        let tiles = (0..grass.len() as u32)
-            .map(|index| Handle {
-                index,
-                generation: 0,
-            })
-            .collect();
-        let first = first_animals(n);
-        let next_id = first.len() as u64;
-        let mut animals = Animals::default();
         // Every first animal is new to the reaction and the watcher, as
         // a first run of a system sees everything in typed_ecs and bevy.
-        let newborns: Vec<Handle> = first
+        let animals: Vec<Animal> = first_animals(n)
             .into_iter()
-            .map(|(pos, energy, id, is_prey)| {
-                animals.spawn(Animal {
-                    pos,
-                    vel: Vel::default(),
-                    energy,
-                    id,
-                    is_prey,
-                    energy_changed: true,
-                    handle: Handle {
-                        index: 0,
-                        generation: 0,
-                    },
-                })
+            .map(|(pos, energy, id, is_prey)| Animal {
+                pos,
+                vel: Vel::default(),
+                energy,
+                id,
+                is_prey,
+                energy_changed: true,
             })
             .collect();
+        let next_id = animals.len() as u64;
         State {
             animals,
+            newborns: Vec::new(),
+            first_unwelcomed: true,
+            // The tiles are the cells.
+            grid: Grid::new(side, (0..grass.len()).collect()),
             grass,
             clock: Clock::default(),
             land: Land { side },
-            grid: Grid::new(side, tiles),
             census: Census {
                 next_id,
                 ..Census::default()
@@ -2077,7 +1988,6 @@ pub mod raw {
             watch: EnergyWatch::default(),
             births: Vec::new(),
             deaths: Vec::new(),
-            newborns,
             parents: Vec::new(),
             steps: StepTimes::new(stamped),
         }
@@ -2098,13 +2008,13 @@ pub mod raw {
             self.clock.frame += 1;
             self.steps.stamp();
             self.steps.stamp();
-            movement(&mut self.animals.animals, &self.clock, &self.land);
+            movement(&mut self.animals, &self.clock, &self.land);
             self.steps.stamp();
-            hunger(&mut self.animals.animals, &self.clock);
+            hunger(&mut self.animals, &self.clock);
             self.steps.stamp();
             grass_regrowth(&mut self.grass);
             self.steps.stamp();
-            grid_rebuild(&self.animals.animals, &mut self.grid);
+            grid_rebuild(&self.animals, &mut self.grid);
             self.steps.stamp();
             grazing(&mut self.animals, &mut self.grass, &self.grid);
             self.steps.stamp();
@@ -2112,13 +2022,13 @@ pub mod raw {
             self.steps.stamp();
             reproduction(self);
             self.steps.stamp();
-            deaths(&self.animals.animals, &mut self.census, &mut self.deaths);
+            deaths(&self.animals, &mut self.census, &mut self.deaths);
             self.steps.stamp();
             sync(self);
             self.steps.stamp();
             react_to_births(&mut self.animals, &mut self.newborns, &mut self.nursery);
             self.steps.stamp();
-            watch_energy(&mut self.animals.animals, &mut self.watch);
+            watch_energy(&mut self.animals, &mut self.watch);
             self.steps.stamp();
             self.steps.end_frame();
         }
@@ -2130,7 +2040,7 @@ pub mod raw {
                 watch: self.watch,
                 ..Tally::default()
             };
-            for a in &self.animals.animals {
+            for a in &self.animals {
                 tally.animal(&a.pos, &a.vel, &a.energy, &a.id, a.is_prey);
             }
             for g in &self.grass {
@@ -2145,8 +2055,8 @@ pub mod raw {
             self.steps.times()
         }
         fn populations(&self) -> (usize, usize) {
-            let prey = self.animals.animals.iter().filter(|a| a.is_prey).count();
-            (prey, self.animals.animals.len() - prey)
+            let prey = self.animals.iter().filter(|a| a.is_prey).count();
+            (prey, self.animals.len() - prey)
         }
     }
 }
