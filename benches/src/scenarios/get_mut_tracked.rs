@@ -18,14 +18,16 @@
 //!   always tracks: the write sets the value's change tick).
 //! - `raw`: a `Vec<Position>` alone, indexed by the handles (`usize`s),
 //!   no tracking.
-//! - `raw + list` and `raw + tick`: `raw` with the least record of each
-//!   write a change detection can keep, to show what the target leaves
-//!   for any design: `raw + list` appends each written handle to a list
-//!   (cleared once a run, as `clear_changes` is), which is what a visit
-//!   of the changed values needs and no more (no stamp, a value written
-//!   twice listed twice); `raw + tick` stores the run's tick in a `u32`
-//!   beside each written value, in a second `Vec` (bevy's record, without
-//!   its lookup), which a visit must scan.
+//! - `raw + list`, `raw + tick` and `raw + tick column`: `raw` with the
+//!   least record of each write a change detection can keep, to show what
+//!   the target leaves for any design. `raw + list` appends each written
+//!   handle to a list (cleared once a run, as `clear_changes` is): what a
+//!   visit of the changed values in O(changed) needs and no more (no
+//!   stamp, a value written twice listed twice). `raw + tick` stores the
+//!   run's tick in a `u32` in the value's own struct (its cache line),
+//!   which a visit must scan, every value. `raw + tick column` stores it
+//!   in a second `Vec` beside the values (bevy's layout, without its
+//!   lookup), scanned the same way.
 
 use crate::components::*;
 use crate::rng::shuffled;
@@ -39,8 +41,12 @@ pub const TRACKED_GET_MUT_AT_MOST: f64 = 1.25;
 /// `raw` that appends each written handle to a list.
 pub const RAW_LIST: &str = "raw + list";
 
-/// `raw` that stores a change tick beside each written value.
+/// `raw` that stores a change tick in each written value's own struct.
 pub const RAW_TICK: &str = "raw + tick";
+
+/// `raw` that stores a change tick for each written value in a second
+/// `Vec`.
+pub const RAW_TICK_COLUMN: &str = "raw + tick column";
 
 /// The scenario.
 pub const SCENARIO: Scenario = Scenario {
@@ -76,10 +82,15 @@ pub const SCENARIO: Scenario = Scenario {
             name: RAW_TICK,
             setup: |n| Box::new(raw_tick::setup(n)),
         },
+        Impl {
+            name: RAW_TICK_COLUMN,
+            setup: |n| Box::new(raw_tick_column::setup(n)),
+        },
     ],
     notes: "Each row divided by the untracked typed_ecs world's time. bevy always tracks. \
-            `raw + list` and `raw + tick` are `raw` with the least record of each write: its \
-            handle appended to a list, or the run's tick stored beside the value.",
+            `raw + list`, `raw + tick` and `raw + tick column` are `raw` with the least record \
+            of each write: its handle appended to a list, or the run's tick stored in the \
+            value's own struct, or in a second `Vec`.",
 };
 
 /// The spawn indices to write: the first tenth of a fixed shuffle.
@@ -255,9 +266,55 @@ pub mod raw_list {
 pub mod raw_tick {
     use super::*;
 
+    /// A position and, in the same struct, the tick of the run that last
+    /// wrote it.
+    struct Ticked {
+        position: Position,
+        tick: u32,
+    }
+
+    pub struct State {
+        values: Vec<Ticked>,
+        handles: Vec<usize>,
+        /// This run's tick.
+        tick: u32,
+    }
+
+    pub fn setup(n: usize) -> State {
+        let raw = raw::setup(n);
+        State {
+            values: raw
+                .positions
+                .into_iter()
+                .map(|position| Ticked { position, tick: 0 })
+                .collect(),
+            handles: raw.handles,
+            tick: 0,
+        }
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            self.tick = self.tick.wrapping_add(1);
+            for &e in &self.handles {
+                let value = &mut self.values[e];
+                write(&mut value.position);
+                value.tick = self.tick;
+            }
+        }
+        fn check(&self) -> Check {
+            check(self.values.iter().map(|value| &value.position))
+        }
+    }
+}
+
+pub mod raw_tick_column {
+    use super::*;
+
     pub struct State {
         raw: raw::State,
-        /// Beside each position, the tick of the run that last wrote it.
+        /// Beside each position, in a second `Vec`, the tick of the run
+        /// that last wrote it.
         ticks: Vec<u32>,
         /// This run's tick.
         tick: u32,
