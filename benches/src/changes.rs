@@ -257,8 +257,10 @@ fn targets(results: &[(&Scenario, Vec<Medians>)]) -> String {
         );
         if !met {
             let _ = write!(missed, "- `{scenario}`: {why}");
-            let floor = case(results, scenario).and_then(record_floor);
-            if let (true, Some(floor)) = (scenario == get_mut_tracked::SCENARIO.name, floor) {
+            let floor = (scenario == get_mut_tracked::SCENARIO.name)
+                .then(|| case(results, scenario).and_then(record_floor))
+                .flatten();
+            if let Some(floor) = floor {
                 let _ = write!(
                     missed,
                     " The least records of a write, measured in the same run on a plain `Vec`: \
