@@ -104,6 +104,13 @@ pub fn record_floor(medians: &Medians) -> Option<RecordFloor> {
     })
 }
 
+/// `get_mut_tracked`: specs' tracked write (a `FlaggedStorage`, whose
+/// visit of the changes is O(changed) as typed_ecs's is) over its untracked
+/// one.
+pub fn specs_tracked_ratio(medians: &Medians) -> Option<f64> {
+    Some(medians.get(changed::SPECS_FLAGGED)? / medians.get(get_mut_tracked::SPECS)?)
+}
+
 /// Why `changed_iter` missed its target.
 const WHY_CHANGED_MISSED: &str = "each changed entity costs a walk of three of the change \
     log's arrays in order (its entity, dense slot and stamp) and one random read, its value: \
@@ -292,6 +299,23 @@ fn targets(results: &[(&Scenario, Vec<Medians>)]) -> String {
                     ", and so does a tick in the value's own struct."
                 });
             }
+            let specs = (scenario == get_mut_tracked::SCENARIO.name)
+                .then(|| case(results, scenario).and_then(specs_tracked_ratio))
+                .flatten();
+            if let Some(specs) = specs {
+                let _ = write!(
+                    missed,
+                    " The peer whose visit of the changes is O(changed) too, specs' \
+                     `FlaggedStorage` (each `get_mut` pushes an event to the storage's channel, \
+                     read through once a run), takes {} specs' untracked write in this run: {}.",
+                    format_ratio(Some(specs)),
+                    if specs <= at_most {
+                        "within the target"
+                    } else {
+                        "beyond the target too"
+                    }
+                );
+            }
             missed.push('\n');
         }
     }
@@ -407,6 +431,8 @@ mod tests {
                         (get_mut_tracked::RAW_LIST, 8_000.0),
                         (get_mut_tracked::RAW_TICK, 6_500.0),
                         (get_mut_tracked::RAW_TICK_COLUMN, 15_000.0),
+                        (get_mut_tracked::SPECS, 10_000.0),
+                        (changed::SPECS_FLAGGED, 18_000.0),
                     ],
                 }],
             ),
@@ -516,13 +542,20 @@ mod tests {
             text.contains("; a tick in the value's own cache line meets it, at the price"),
             "{text}"
         );
-        // One line a missed target, the floor's sentence on the same line.
+        // One line a missed target, the floor's sentence and specs' ratio
+        // (18 / 10) on the same line.
         let line = text
             .lines()
             .find(|line| line.starts_with("- `get_mut_tracked`:"))
             .expect("the reason");
         assert!(
-            line.ends_with("visits only the changes: `changed_iter`)."),
+            line.contains("visits only the changes: `changed_iter`). The peer whose visit"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(
+                "takes 1.80× specs' untracked write in this run: beyond the target too."
+            ),
             "{line}"
         );
     }
@@ -547,6 +580,13 @@ mod tests {
         );
         assert!(
             text.contains("in this run even a bare list misses the target; a tick in"),
+            "{text}"
+        );
+        // specs' tracked write within the target: 12 / 10.
+        set(&mut results, changed::SPECS_FLAGGED, 12_000.0);
+        let text = section("header", &results, "");
+        assert!(
+            text.contains("takes 1.20× specs' untracked write in this run: within the target."),
             "{text}"
         );
         // And the inline tick's: (10 + 9 - 6) / 10.

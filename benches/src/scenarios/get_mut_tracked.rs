@@ -28,10 +28,21 @@
 //!   which a visit must scan, every value. `raw + tick column` stores it
 //!   in a second `Vec` beside the values (bevy's layout, without its
 //!   lookup), scanned the same way.
+//! - `specs` and `specs Flagged`: a peer whose visit of the changes is
+//!   O(changed), as typed_ecs's is, untracked and tracked. `specs`: a
+//!   `WriteStorage<Position>` (a `VecStorage`) fetched once a run, then
+//!   `get_mut(e)`. `specs Flagged`: the same over a `FlaggedStorage`
+//!   (`changed_iter`'s `FlaggedPosition`), whose `get_mut` pushes a
+//!   `Modified` event to the storage's channel; once a run its reader,
+//!   registered after the spawns, reads the channel through, as a game
+//!   that reads its changes does once a frame (what `clear_changes` is to
+//!   typed_ecs).
 
 use crate::components::*;
 use crate::rng::shuffled;
-use crate::scenarios::changed_iter::{BEVY, RAW, TYPED_ECS_TRACKED, TYPED_ECS_UNTRACKED};
+use crate::scenarios::changed_iter::{
+    BEVY, RAW, SPECS_FLAGGED, TYPED_ECS_TRACKED, TYPED_ECS_UNTRACKED,
+};
 use crate::{Check, Impl, Instance, Scenario};
 
 /// The target: a tracked `get_mut` write takes at most this factor of the
@@ -47,6 +58,9 @@ pub const RAW_TICK: &str = "raw + tick";
 /// `raw` that stores a change tick for each written value in a second
 /// `Vec`.
 pub const RAW_TICK_COLUMN: &str = "raw + tick column";
+
+/// specs with `Position` in a plain `VecStorage`.
+pub const SPECS: &str = "specs";
 
 /// The scenario.
 pub const SCENARIO: Scenario = Scenario {
@@ -86,11 +100,21 @@ pub const SCENARIO: Scenario = Scenario {
             name: RAW_TICK_COLUMN,
             setup: |n| Box::new(raw_tick_column::setup(n)),
         },
+        Impl {
+            name: SPECS,
+            setup: |n| Box::new(specs::setup(n)),
+        },
+        Impl {
+            name: SPECS_FLAGGED,
+            setup: |n| Box::new(specs_flagged::setup(n)),
+        },
     ],
     notes: "Each row divided by the untracked typed_ecs world's time. bevy always tracks. \
             `raw + list`, `raw + tick` and `raw + tick column` are `raw` with the least record \
             of each write: its handle appended to a list, or the run's tick stored in the \
-            value's own struct, or in a second `Vec`.",
+            value's own struct, or in a second `Vec`. `specs` and `specs Flagged`: specs \
+            untracked and with a `FlaggedStorage`, whose writes push events that a reader \
+            reads through once a run.",
 };
 
 /// The spawn indices to write: the first tenth of a fixed shuffle.
@@ -339,6 +363,104 @@ pub mod raw_tick_column {
         }
         fn check(&self) -> Check {
             self.raw.check()
+        }
+    }
+}
+
+pub mod specs {
+    use super::*;
+    use ::specs::{Builder, Entity, Join, World, WorldExt};
+
+    pub struct State {
+        world: World,
+        handles: Vec<Entity>,
+    }
+
+    pub fn setup(n: usize) -> State {
+        let mut world = World::new();
+        world.register::<Position>();
+        world.register::<Velocity>();
+        let all: Vec<Entity> = (0..n)
+            .map(|i| {
+                let (p, v) = spawned(i);
+                world.create_entity().with(p).with(v).build()
+            })
+            .collect();
+        State {
+            world,
+            handles: picks(n).into_iter().map(|i| all[i]).collect(),
+        }
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            let mut positions = self.world.write_storage::<Position>();
+            for &e in &self.handles {
+                write(positions.get_mut(e).unwrap());
+            }
+        }
+        fn check(&self) -> Check {
+            check(self.world.read_storage::<Position>().join())
+        }
+    }
+}
+
+pub mod specs_flagged {
+    use super::*;
+    use crate::scenarios::changed_iter::specs::FlaggedPosition;
+    use ::specs::storage::ComponentEvent;
+    use ::specs::{Builder, Entity, Join, ReaderId, World, WorldExt};
+
+    pub struct State {
+        world: World,
+        /// Where this reader left off in the storage's event channel.
+        reader: ReaderId<ComponentEvent>,
+        handles: Vec<Entity>,
+    }
+
+    pub fn setup(n: usize) -> State {
+        let mut world = World::new();
+        world.register::<FlaggedPosition>();
+        world.register::<Velocity>();
+        let all: Vec<Entity> = (0..n)
+            .map(|i| {
+                let (p, v) = spawned(i);
+                world
+                    .create_entity()
+                    .with(FlaggedPosition(p))
+                    .with(v)
+                    .build()
+            })
+            .collect();
+        // Registered after the spawns: their `Inserted` events are not
+        // this reader's.
+        let reader = world.write_storage::<FlaggedPosition>().register_reader();
+        State {
+            world,
+            reader,
+            handles: picks(n).into_iter().map(|i| all[i]).collect(),
+        }
+    }
+
+    impl Instance for State {
+        fn run(&mut self) {
+            let mut positions = self.world.write_storage::<FlaggedPosition>();
+            for &e in &self.handles {
+                write(&mut positions.get_mut(e).unwrap().0);
+            }
+            // The run's changes read through (what `clear_changes` is to
+            // typed_ecs): the channel keeps events until its readers pass
+            // them.
+            let read = positions.channel().read(&mut self.reader).count();
+            std::hint::black_box(read);
+        }
+        fn check(&self) -> Check {
+            check(
+                self.world
+                    .read_storage::<FlaggedPosition>()
+                    .join()
+                    .map(|p| &p.0),
+            )
         }
     }
 }
