@@ -34,9 +34,10 @@
 //!   `get_mut(e)`. `specs Flagged`: the same over a `FlaggedStorage`
 //!   (`changed_iter`'s `FlaggedPosition`), whose `get_mut` pushes a
 //!   `Modified` event to the storage's channel; once a run its reader,
-//!   registered after the spawns, reads the channel through, as a game
-//!   that reads its changes does once a frame (what `clear_changes` is to
-//!   typed_ecs).
+//!   registered after the spawns, is moved past the run's events (counted,
+//!   not examined), as a game that reads its changes does once a frame:
+//!   what `clear_changes` is to typed_ecs, and the list's clear to
+//!   `raw + list`.
 
 use crate::components::*;
 use crate::rng::shuffled;
@@ -114,7 +115,7 @@ pub const SCENARIO: Scenario = Scenario {
             of each write: its handle appended to a list, or the run's tick stored in the \
             value's own struct, or in a second `Vec`. `specs` and `specs Flagged`: specs \
             untracked and with a `FlaggedStorage`, whose writes push events that a reader \
-            reads through once a run.",
+            is moved past once a run.",
 };
 
 /// The spawn indices to write: the first tenth of a fixed shuffle.
@@ -448,9 +449,9 @@ pub mod specs_flagged {
             for &e in &self.handles {
                 write(&mut positions.get_mut(e).unwrap().0);
             }
-            // The run's changes read through (what `clear_changes` is to
-            // typed_ecs): the channel keeps events until its readers pass
-            // them.
+            // The reader moved past the run's events (what `clear_changes`
+            // is to typed_ecs): the channel keeps events until its readers
+            // pass them.
             let read = positions.channel().read(&mut self.reader).count();
             std::hint::black_box(read);
         }
