@@ -499,13 +499,19 @@ pub mod specs {
         seen: Seen,
     }
 
-    pub fn setup(n: usize) -> State {
+    /// A world with an entity of `(FlaggedPosition, Velocity)` for each of
+    /// `entities`, their handles, and a reader of the positions' events
+    /// registered after the spawns: their `Inserted` events are not its
+    /// own.
+    pub fn flagged_world(
+        entities: impl IntoIterator<Item = (Position, Velocity)>,
+    ) -> (World, Vec<Entity>, ReaderId<ComponentEvent>) {
         let mut world = World::new();
         world.register::<FlaggedPosition>();
         world.register::<Velocity>();
-        let all: Vec<Entity> = (0..n)
-            .map(|i| {
-                let (p, v) = moving_entity(i);
+        let all: Vec<Entity> = entities
+            .into_iter()
+            .map(|(p, v)| {
                 world
                     .create_entity()
                     .with(FlaggedPosition(p))
@@ -513,9 +519,13 @@ pub mod specs {
                     .build()
             })
             .collect();
-        // Registered after the spawns: their `Inserted` events are not
-        // this reader's, and the first frame starts after them.
         let reader = world.write_storage::<FlaggedPosition>().register_reader();
+        (world, all, reader)
+    }
+
+    pub fn setup(n: usize) -> State {
+        // The first frame starts after the spawns.
+        let (world, all, reader) = flagged_world((0..n).map(moving_entity));
         State {
             world,
             reader,

@@ -408,9 +408,9 @@ pub mod specs {
 
 pub mod specs_flagged {
     use super::*;
-    use crate::scenarios::changed_iter::specs::FlaggedPosition;
+    use crate::scenarios::changed_iter::specs::{flagged_world, FlaggedPosition};
     use ::specs::storage::ComponentEvent;
-    use ::specs::{Builder, Entity, Join, ReaderId, World, WorldExt};
+    use ::specs::{Entity, Join, ReaderId, World, WorldExt};
 
     pub struct State {
         world: World,
@@ -420,22 +420,7 @@ pub mod specs_flagged {
     }
 
     pub fn setup(n: usize) -> State {
-        let mut world = World::new();
-        world.register::<FlaggedPosition>();
-        world.register::<Velocity>();
-        let all: Vec<Entity> = (0..n)
-            .map(|i| {
-                let (p, v) = spawned(i);
-                world
-                    .create_entity()
-                    .with(FlaggedPosition(p))
-                    .with(v)
-                    .build()
-            })
-            .collect();
-        // Registered after the spawns: their `Inserted` events are not
-        // this reader's.
-        let reader = world.write_storage::<FlaggedPosition>().register_reader();
+        let (world, all, reader) = flagged_world((0..n).map(spawned));
         State {
             world,
             reader,
