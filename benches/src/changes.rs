@@ -264,10 +264,11 @@ fn targets(results: &[(&Scenario, Vec<Medians>)]) -> String {
         );
         if !met {
             let _ = write!(missed, "- `{scenario}`: {why}");
-            let floor = (scenario == get_mut_tracked::SCENARIO.name)
-                .then(|| case(results, scenario).and_then(record_floor))
+            // The floors and specs' ratio are `get_mut_tracked`'s rows.
+            let get_mut_case = (scenario == get_mut_tracked::SCENARIO.name)
+                .then(|| case(results, scenario))
                 .flatten();
-            if let Some(floor) = floor {
+            if let Some(floor) = get_mut_case.and_then(record_floor) {
                 let _ = write!(
                     missed,
                     " The least records of a write, measured in the same run on a plain `Vec`: \
@@ -299,10 +300,7 @@ fn targets(results: &[(&Scenario, Vec<Medians>)]) -> String {
                     ", and so does a tick in the value's own struct."
                 });
             }
-            let specs = (scenario == get_mut_tracked::SCENARIO.name)
-                .then(|| case(results, scenario).and_then(specs_tracked_ratio))
-                .flatten();
-            if let Some(specs) = specs {
+            if let Some(specs) = get_mut_case.and_then(specs_tracked_ratio) {
                 let _ = write!(
                     missed,
                     " The peer whose visit of the changes is O(changed) too, specs' \
